@@ -1,0 +1,30 @@
+/**
+ * The source an informer's reflector reads from.
+ *
+ * @module
+ */
+import type { ListOptions, ObjectList, WatchEvent } from '../client/types.js';
+
+/**
+ * Two functions that list and watch one kind of object: the reflector's only view of the
+ * API server. Build one from a KubeConfig with `listWatchFromClient`, or script one in
+ * tests.
+ *
+ * Contract:
+ * - `list` resolves to one page (honouring `limit`/`continue`) or rejects with an
+ *   `ApiError` (or a network error).
+ * - `watch` resolves once the server has accepted the watch (response headers received),
+ *   or rejects with an `ApiError` (for example 410 Gone or 429) or a network error.
+ *   Iterating the result yields events in order until the server closes the stream
+ *   (iteration ends) or it breaks (iteration throws: a malformed line is a
+ *   `WatchDecodeError`, a dropped connection a network error). `ERROR` events are
+ *   yielded as they come; the reader turns their Status into an `ApiError`.
+ * - Aborting `signal`, or leaving the `for await` loop, closes the connection.
+ * - Objects from `list` and from `watch` have the same plain-JSON shape.
+ */
+export interface ListerWatcher<T> {
+  /** List one page of objects. */
+  list(options: ListOptions, signal: AbortSignal): Promise<ObjectList<T>>;
+  /** Start a watch; resolves once the server has accepted it. */
+  watch(options: ListOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>>;
+}

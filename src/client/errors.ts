@@ -1,0 +1,167 @@
+/**
+ * Errors from the API server, typed.
+ *
+ * Every failed request becomes an {@link ApiError} built from the server's `Status`
+ * object. Ask what kind of failure it was with the `is*` helpers, which follow client-go's
+ * rule: the reason decides, and the HTTP code decides only when the reason is unknown.
+ *
+ * @module
+ */
+import { KubeControllerKitError } from '../util/errors.js';
+import type { GroupResource, Status, StatusDetails, StatusReason } from './types.js';
+
+/** A request the API server (or a cache standing in for it) answered with a failure. */
+export class ApiError extends KubeControllerKitError {
+  /** HTTP status code (0 when the request never got an answer). */
+  readonly code: number;
+  /** Machine-readable reason from the Status, or `''`. */
+  readonly reason: StatusReason;
+  /** Details from the Status. */
+  readonly details: StatusDetails | undefined;
+  /** The full Status object. */
+  readonly status: Status;
+  /** Seconds to wait before retrying (from `Retry-After` or the Status details). */
+  readonly retryAfterSeconds: number | undefined;
+
+  /**
+   * @param status - the server's Status object.
+   * @param options - the HTTP code when the Status lacks one, the Retry-After header's value,
+   * and a cause.
+   */
+  constructor(
+    status: Status,
+    options: { code?: number; retryAfterSeconds?: number; cause?: unknown; context?: string } = {},
+  ) {
+    const code = status.code ?? options.code ?? 0;
+    const message = status.message ?? `the server answered ${code} ${status.reason ?? ''}`.trim();
+    super(options.context ? `${options.context}: ${message}` : message, {
+      cause: options.cause,
+    });
+    this.status = status;
+    this.code = code;
+    this.reason = status.reason ?? '';
+    this.details = status.details;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? status.details?.retryAfterSeconds;
+  }
+}
+
+/** Renders `group/resource` as the API server does in messages: `pods`, `deployments.apps`. */
+export function formatGroupResource(gr: GroupResource): string {
+  return gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`;
+}
+
+/**
+ * The object asked for does not exist: 404, reason `NotFound`, with the API server's
+ * message form (`pods "x" not found`). Listers throw it too.
+ */
+export class NotFoundError extends ApiError {
+  /** The group of the missing object. */
+  readonly group: string;
+  /** The resource of the missing object. */
+  readonly resource: string;
+  /** The name of the missing object. */
+  readonly objectName: string;
+
+  /** @param groupResource - what kind of object; @param name - its name. */
+  constructor(groupResource: GroupResource, name: string) {
+    super({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      code: 404,
+      reason: 'NotFound',
+      message: `${formatGroupResource(groupResource)} "${name}" not found`,
+      details: { name, group: groupResource.group, kind: groupResource.resource },
+    });
+    this.group = groupResource.group;
+    this.resource = groupResource.resource;
+    this.objectName = name;
+  }
+}
+
+const knownReasons = new Set<string>([
+  'Unauthorized',
+  'Forbidden',
+  'NotFound',
+  'AlreadyExists',
+  'Conflict',
+  'Gone',
+  'Invalid',
+  'ServerTimeout',
+  'StoreReadError',
+  'Timeout',
+  'TooManyRequests',
+  'BadRequest',
+  'MethodNotAllowed',
+  'NotAcceptable',
+  'RequestEntityTooLarge',
+  'UnsupportedMediaType',
+  'InternalError',
+  'Expired',
+  'ServiceUnavailable',
+]);
+
+function matches(err: unknown, reason: string, code: number): boolean {
+  if (!(err instanceof ApiError)) return false;
+  if (err.reason === reason) return true;
+  return !knownReasons.has(err.reason) && err.code === code;
+}
+
+/** 404 NotFound. */
+export function isNotFound(err: unknown): err is ApiError {
+  return matches(err, 'NotFound', 404);
+}
+/** 409 AlreadyExists (a create of a name that exists). */
+export function isAlreadyExists(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.reason === 'AlreadyExists';
+}
+/** 409 Conflict (a write with a stale resourceVersion). */
+export function isConflict(err: unknown): err is ApiError {
+  return matches(err, 'Conflict', 409);
+}
+/** 410 Gone: the requested resourceVersion is too old (reason Gone or Expired). */
+export function isGone(err: unknown): err is ApiError {
+  return matches(err, 'Gone', 410) || isResourceExpired(err);
+}
+/** 410 Expired: the resourceVersion or continue token has been compacted away. */
+export function isResourceExpired(err: unknown): err is ApiError {
+  return err instanceof ApiError && err.reason === 'Expired';
+}
+/** 429 TooManyRequests. */
+export function isTooManyRequests(err: unknown): err is ApiError {
+  return matches(err, 'TooManyRequests', 429);
+}
+/** 422 Invalid. */
+export function isInvalid(err: unknown): err is ApiError {
+  return matches(err, 'Invalid', 422);
+}
+/** 400 BadRequest. */
+export function isBadRequest(err: unknown): err is ApiError {
+  return matches(err, 'BadRequest', 400);
+}
+/** 403 Forbidden. */
+export function isForbidden(err: unknown): err is ApiError {
+  return matches(err, 'Forbidden', 403);
+}
+/** 401 Unauthorized. */
+export function isUnauthorized(err: unknown): err is ApiError {
+  return matches(err, 'Unauthorized', 401);
+}
+/** 500 InternalError. */
+export function isInternalError(err: unknown): err is ApiError {
+  return matches(err, 'InternalError', 500);
+}
+/** 503 ServiceUnavailable. */
+export function isServiceUnavailable(err: unknown): err is ApiError {
+  return matches(err, 'ServiceUnavailable', 503);
+}
+/**
+ * The server refused a resourceVersion newer than it has seen ("Too large resource
+ * version"): the cause `ResourceVersionTooLarge`, or a Timeout whose message says so.
+ */
+export function isTooLargeResourceVersion(err: unknown): err is ApiError {
+  if (!(err instanceof ApiError)) return false;
+  if (err.details?.causes?.some((c) => c.reason === 'ResourceVersionTooLarge') === true)
+    return true;
+  return err.reason === 'Timeout' && /too large resource version/i.test(err.message);
+}

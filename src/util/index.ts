@@ -1,0 +1,10 @@
+/**
+ * Clock, logging and error helpers shared by every module.
+ *
+ * @module
+ */
+export { FakeClock, RealClock, realClock, flushAsync } from './clock.js';
+export type { Clock, Timer } from './clock.js';
+export { consoleLogger, defaultLogger, noopLogger } from './logger.js';
+export type { Logger, LogFields, LogLevel } from './logger.js';
+export { KubeControllerKitError, errorMessage, isAbortError } from './errors.js';
