@@ -232,3 +232,19 @@ export interface ListOptions {
   /** Start a watch with synthetic ADDED events for the current state (streaming list). */
   sendInitialEvents?: boolean;
 }
+
+/**
+ * Everything needed to address one resource: its group, version and plural name, its kind,
+ * and whether it is namespaced. The type parameter carries the object type (wire form) so
+ * that clients and informers built from it are typed without annotations.
+ *
+ * @typeParam T - the object type, e.g. `Serialized<V1Pod>` or a custom resource interface.
+ */
+export interface ApiResource<T = UnstructuredObject> extends GroupVersionResource {
+  /** The kind, e.g. `Pod`. */
+  kind: string;
+  /** True for namespaced resources, false for cluster-scoped ones. */
+  namespaced: boolean;
+  /** Phantom field carrying the object type; never set at run time. */
+  readonly __objectType?: T;
+}
