@@ -1,0 +1,198 @@
+/**
+ * The `gen types` command: `kube-controller-kit gen types <crd.yaml...> -o <dir>`.
+ *
+ * @module
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { errorMessage } from '../util/errors.js';
+import { CrdCodegenError, CrdSyntaxError } from './errors.js';
+import { type CrdSource, defaultGenCommand, generateTypes } from './generate_types.js';
+
+/** Where {@link runGenCli} writes and which directory relative paths start from. */
+export interface GenCliIo {
+  /** Receives normal output (one line per file written). Default: process.stdout. */
+  stdout?: (text: string) => void;
+  /** Receives errors and usage. Default: process.stderr. */
+  stderr?: (text: string) => void;
+  /** The directory relative paths are resolved against. Default: process.cwd(). */
+  cwd?: string;
+}
+
+/** The usage text of the `gen types` command. */
+export const GEN_USAGE = `Usage: kube-controller-kit gen types <crd.yaml|crd.json>... -o <dir> [options]
+
+Writes TypeScript types for every served version of every CustomResourceDefinition in the
+given manifests: <dir>/<kind>_<version>.ts with the resource interface, its list type and
+an ApiResource constant.
+
+Options:
+  -o, --out <dir>          output directory (created if missing)
+  --import-from <module>   module to import ApiResource, ObjectList and ObjectMeta from
+                           (default: kube-controller-kit)
+  --ignore-other-kinds     skip documents that are not CRDs instead of failing
+  --check                  write nothing; exit 1 if a file is missing or differs
+  -h, --help               show this help
+`;
+
+interface ParsedArgs {
+  files: string[];
+  out: string | undefined;
+  importFrom: string | undefined;
+  ignoreOtherKinds: boolean;
+  check: boolean;
+  help: boolean;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: readonly string[]): ParsedArgs {
+  const args = [...argv];
+  if (args[0] === 'gen') args.shift();
+  const command = args.shift();
+  const parsed: ParsedArgs = {
+    files: [],
+    out: undefined,
+    importFrom: undefined,
+    ignoreOtherKinds: false,
+    check: false,
+    help: false,
+  };
+  if (command === '-h' || command === '--help') return { ...parsed, help: true };
+  if (command !== 'types') {
+    throw new UsageError(
+      command === undefined ? 'missing command "types"' : `unknown command "${command}"`,
+    );
+  }
+  const value = (flag: string): string => {
+    const v = args.shift();
+    if (v === undefined || v.startsWith('-')) throw new UsageError(`${flag} needs a value`);
+    return v;
+  };
+  while (args.length > 0) {
+    const arg = args.shift() ?? '';
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      args.unshift(arg.slice(0, eq), arg.slice(eq + 1));
+      continue;
+    }
+    switch (arg) {
+      case '-o':
+      case '--out':
+        parsed.out = value(arg);
+        break;
+      case '--import-from':
+        parsed.importFrom = value(arg);
+        break;
+      case '--ignore-other-kinds':
+        parsed.ignoreOtherKinds = true;
+        break;
+      case '--check':
+        parsed.check = true;
+        break;
+      case '-h':
+      case '--help':
+        parsed.help = true;
+        break;
+      default:
+        if (arg.startsWith('-') && arg !== '-') throw new UsageError(`unknown option ${arg}`);
+        parsed.files.push(arg);
+    }
+  }
+  if (parsed.help) return parsed;
+  if (parsed.files.length === 0) throw new UsageError('no CRD manifest given');
+  if (parsed.out === undefined) throw new UsageError('no output directory given (-o <dir>)');
+  return parsed;
+}
+
+/** The header command recorded for these arguments (stable: no absolute paths, fixed order). */
+function recordedCommand(args: ParsedArgs): string {
+  let command = defaultGenCommand(args.files, args.out);
+  if (args.importFrom !== undefined) command += ` --import-from ${args.importFrom}`;
+  if (args.ignoreOtherKinds) command += ' --ignore-other-kinds';
+  return command;
+}
+
+async function readSources(files: readonly string[], cwd: string): Promise<CrdSource[]> {
+  return Promise.all(
+    files.map(async (file) => {
+      try {
+        return { file, text: await readFile(resolve(cwd, file), 'utf8') };
+      } catch (err) {
+        throw new CrdSyntaxError(
+          { file, document: 0 },
+          `cannot read the file: ${errorMessage(err)}`,
+          { cause: err },
+        );
+      }
+    }),
+  );
+}
+
+/**
+ * Runs `gen types` with the given arguments (everything after the program name, e.g.
+ * `['gen', 'types', 'crd.yaml', '-o', 'src/apis']`; the leading `gen` may be left out).
+ *
+ * @returns the exit code: 0 on success, 1 for bad input or (with `--check`) stale files, 2 for
+ *   a usage error. It never throws for bad input and never calls `process.exit`.
+ */
+export async function runGenCli(argv: readonly string[], io: GenCliIo = {}): Promise<number> {
+  const out = io.stdout ?? ((text: string) => void process.stdout.write(text));
+  const err = io.stderr ?? ((text: string) => void process.stderr.write(text));
+  const cwd = io.cwd ?? process.cwd();
+  let args: ParsedArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    err(`error: ${e.message}\n\n${GEN_USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    out(GEN_USAGE);
+    return 0;
+  }
+  const outDir = args.out ?? '.';
+  try {
+    const sources = await readSources(args.files, cwd);
+    const files = await generateTypes(sources, {
+      command: recordedCommand(args),
+      ...(args.importFrom === undefined ? {} : { importFrom: args.importFrom }),
+      ignoreOtherKinds: args.ignoreOtherKinds,
+    });
+    if (files.length === 0) {
+      err('error: the manifests contain no served CRD version; nothing to generate\n');
+      return 1;
+    }
+    const dir = resolve(cwd, outDir);
+    if (args.check) {
+      let stale = 0;
+      for (const f of files) {
+        const current = await readFile(resolve(dir, f.fileName), 'utf8').catch(() => undefined);
+        if (current !== f.contents) {
+          stale++;
+          err(`${outDir}/${f.fileName} is ${current === undefined ? 'missing' : 'out of date'}\n`);
+        }
+      }
+      if (stale > 0) {
+        err(`${stale} generated file(s) differ; run the command without --check to update them\n`);
+        return 1;
+      }
+      out(`${files.length} generated file(s) up to date\n`);
+      return 0;
+    }
+    await mkdir(dir, { recursive: true });
+    for (const f of files) {
+      await writeFile(resolve(dir, f.fileName), f.contents, 'utf8');
+      out(`wrote ${outDir}/${f.fileName} (${f.kind} ${f.version} from ${f.crd})\n`);
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof CrdCodegenError) {
+      err(`error: ${e.message}\n`);
+      return 1;
+    }
+    err(`error: ${errorMessage(e)}\n`);
+    return 1;
+  }
+}
