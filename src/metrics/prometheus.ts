@@ -1,0 +1,152 @@
+/**
+ * The Prometheus adapter: work queue and reflector metrics on prom-client.
+ *
+ * prom-client is an optional peer dependency; only this module imports it.
+ *
+ * @module
+ */
+import { Counter, Gauge, Histogram, register as globalRegistry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type {
+  CounterMetric,
+  GaugeMetric,
+  HistogramMetric,
+  MetricsProvider,
+  SettableGaugeMetric,
+} from '../workqueue/metrics.js';
+import { workqueueMetricNames } from '../workqueue/metrics.js';
+import type { ReflectorMetricsProvider } from './reflector_metrics.js';
+import { reflectorMetricNames } from './reflector_metrics.js';
+
+/** Options of {@link PrometheusMetricsProvider}. */
+export interface PrometheusMetricsProviderOptions {
+  /** The registry to register the metrics in (default: prom-client's global registry). */
+  registry?: Registry;
+  /**
+   * Histogram buckets in seconds. Default: client-go's, 10 exponential buckets from 10 ns
+   * with factor 10 (1e-8 … 10).
+   */
+  buckets?: number[];
+}
+
+/** client-go's workqueue histogram buckets: 10 ns × 10ⁱ for i = 0…9, in seconds. */
+export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 10 }, (_, i) =>
+  Number((1e-8 * 10 ** i).toPrecision(1)),
+);
+
+/**
+ * Registers client-go's work queue metrics (and the reflector metrics) in a prom-client
+ * registry and hands queues their labelled series.
+ *
+ * @example
+ * ```ts
+ * import { Registry } from 'prom-client';
+ * import { PrometheusMetricsProvider } from 'kube-controller-kit/metrics';
+ * const registry = new Registry();
+ * const metricsProvider = new PrometheusMetricsProvider({ registry });
+ * const queue = new RateLimitingQueue<string>({ name: 'pods', metricsProvider });
+ * // later: res.end(await registry.metrics())
+ * ```
+ */
+export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetricsProvider {
+  readonly #depth: Gauge<'name'>;
+  readonly #adds: Counter<'name'>;
+  readonly #latency: Histogram<'name'>;
+  readonly #workDuration: Histogram<'name'>;
+  readonly #unfinished: Gauge<'name'>;
+  readonly #longest: Gauge<'name'>;
+  readonly #retries: Counter<'name'>;
+  readonly #lists: Counter<'name'>;
+  readonly #watches: Counter<'name'>;
+  readonly #watchEvents: Counter<'name'>;
+  readonly #lastRv: Gauge<'name'>;
+
+  /** Create the metrics and register them in the registry. */
+  constructor(options: PrometheusMetricsProviderOptions = {}) {
+    const registers = [options.registry ?? globalRegistry];
+    const buckets = options.buckets ?? [...workqueueDurationBuckets];
+    const labelNames = ['name'] as const;
+    const gauge = (name: string, help: string): Gauge<'name'> =>
+      new Gauge({ name, help, labelNames, registers });
+    const counter = (name: string, help: string): Counter<'name'> =>
+      new Counter({ name, help, labelNames, registers });
+    const histogram = (name: string, help: string): Histogram<'name'> =>
+      new Histogram({ name, help, labelNames, buckets, registers });
+    const n = workqueueMetricNames;
+    this.#depth = gauge(n.depth, 'Current depth of workqueue');
+    this.#adds = counter(n.adds, 'Total number of adds handled by workqueue');
+    this.#latency = histogram(
+      n.queueDuration,
+      'How long in seconds an item stays in workqueue before being requested.',
+    );
+    this.#workDuration = histogram(
+      n.workDuration,
+      'How long in seconds processing an item from workqueue takes.',
+    );
+    this.#unfinished = gauge(
+      n.unfinishedWork,
+      "How many seconds of work has done that is in progress and hasn't been observed by work_duration.",
+    );
+    this.#longest = gauge(
+      n.longestRunningProcessor,
+      'How many seconds has the longest running processor for workqueue been running.',
+    );
+    this.#retries = counter(n.retries, 'Total number of retries handled by workqueue');
+    const r = reflectorMetricNames;
+    this.#lists = counter(r.lists, 'Total number of list requests made by the reflector');
+    this.#watches = counter(r.watches, 'Total number of watch requests made by the reflector');
+    this.#watchEvents = counter(
+      r.watchEvents,
+      'Total number of watch events received by the reflector',
+    );
+    this.#lastRv = gauge(
+      r.lastResourceVersionTimestamp,
+      'Unix time in seconds when the reflector last saw a new resourceVersion',
+    );
+  }
+
+  /** {@inheritDoc MetricsProvider.newDepthMetric} */
+  newDepthMetric(name: string): GaugeMetric {
+    return this.#depth.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newAddsMetric} */
+  newAddsMetric(name: string): CounterMetric {
+    return this.#adds.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newLatencyMetric} */
+  newLatencyMetric(name: string): HistogramMetric {
+    return this.#latency.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newWorkDurationMetric} */
+  newWorkDurationMetric(name: string): HistogramMetric {
+    return this.#workDuration.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newUnfinishedWorkSecondsMetric} */
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric {
+    return this.#unfinished.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newLongestRunningProcessorSecondsMetric} */
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric {
+    return this.#longest.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newRetriesMetric} */
+  newRetriesMetric(name: string): CounterMetric {
+    return this.#retries.labels({ name });
+  }
+  /** {@inheritDoc ReflectorMetricsProvider.newListsMetric} */
+  newListsMetric(name: string): CounterMetric {
+    return this.#lists.labels({ name });
+  }
+  /** {@inheritDoc ReflectorMetricsProvider.newWatchesMetric} */
+  newWatchesMetric(name: string): CounterMetric {
+    return this.#watches.labels({ name });
+  }
+  /** {@inheritDoc ReflectorMetricsProvider.newWatchEventsMetric} */
+  newWatchEventsMetric(name: string): CounterMetric {
+    return this.#watchEvents.labels({ name });
+  }
+  /** {@inheritDoc ReflectorMetricsProvider.newLastResourceVersionTimestampMetric} */
+  newLastResourceVersionTimestampMetric(name: string): SettableGaugeMetric {
+    return this.#lastRv.labels({ name });
+  }
+}

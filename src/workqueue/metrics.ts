@@ -1,0 +1,202 @@
+/**
+ * Work queue metrics under client-go's names.
+ *
+ * A queue emits metrics only when it has a `name` and a {@link MetricsProvider} (given in
+ * its options or set with {@link setDefaultMetricsProvider}). The provider creates one
+ * metric per kind for each queue name; every metric carries the label `name`:
+ *
+ * | metric | kind | meaning |
+ * | --- | --- | --- |
+ * | `workqueue_depth` | gauge | items waiting to be processed (dirty items) |
+ * | `workqueue_adds_total` | counter | adds that were not duplicates |
+ * | `workqueue_queue_duration_seconds` | histogram | time from add to get |
+ * | `workqueue_work_duration_seconds` | histogram | time from get to done |
+ * | `workqueue_unfinished_work_seconds` | gauge | summed age of the work in progress |
+ * | `workqueue_longest_running_processor_seconds` | gauge | age of the oldest work in progress |
+ * | `workqueue_retries_total` | counter | `addAfter` / `addRateLimited` calls |
+ *
+ * The two gauges of work in progress are refreshed every 500 ms through the queue's clock;
+ * that timer stops when the queue shuts down.
+ *
+ * @module
+ */
+import type { Clock, Timer } from '../util/clock.js';
+
+/** A counter: only goes up. */
+export interface CounterMetric {
+  /** Add one. */
+  inc(): void;
+}
+
+/** A gauge that moves up and down by steps. */
+export interface GaugeMetric {
+  /** Add one. */
+  inc(): void;
+  /** Subtract one. */
+  dec(): void;
+}
+
+/** A gauge that is set to a value. */
+export interface SettableGaugeMetric {
+  /** Set the current value. */
+  set(value: number): void;
+}
+
+/** A histogram (or summary) of observed values. */
+export interface HistogramMetric {
+  /** Record one observation. */
+  observe(value: number): void;
+}
+
+/**
+ * Creates the metrics of one named queue. Each method is called once per queue name, when
+ * the queue is created. Implementations must return the same series for the same name if
+ * two queues share a name (prom-client's labelled children do).
+ */
+export interface MetricsProvider {
+  /** `workqueue_depth{name}`. */
+  newDepthMetric(name: string): GaugeMetric;
+  /** `workqueue_adds_total{name}`. */
+  newAddsMetric(name: string): CounterMetric;
+  /** `workqueue_queue_duration_seconds{name}`, in seconds. */
+  newLatencyMetric(name: string): HistogramMetric;
+  /** `workqueue_work_duration_seconds{name}`, in seconds. */
+  newWorkDurationMetric(name: string): HistogramMetric;
+  /** `workqueue_unfinished_work_seconds{name}`. */
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
+  /** `workqueue_longest_running_processor_seconds{name}`. */
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
+  /** `workqueue_retries_total{name}`. */
+  newRetriesMetric(name: string): CounterMetric;
+}
+
+/** client-go's metric names, for providers and dashboards. */
+export const workqueueMetricNames = {
+  /** Gauge of items waiting. */
+  depth: 'workqueue_depth',
+  /** Counter of adds. */
+  adds: 'workqueue_adds_total',
+  /** Histogram of time waiting in the queue. */
+  queueDuration: 'workqueue_queue_duration_seconds',
+  /** Histogram of processing time. */
+  workDuration: 'workqueue_work_duration_seconds',
+  /** Gauge of summed age of work in progress. */
+  unfinishedWork: 'workqueue_unfinished_work_seconds',
+  /** Gauge of the age of the oldest work in progress. */
+  longestRunningProcessor: 'workqueue_longest_running_processor_seconds',
+  /** Counter of retries. */
+  retries: 'workqueue_retries_total',
+} as const;
+
+/** How often the unfinished-work gauges are refreshed, as in client-go. */
+export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
+
+let defaultProvider: MetricsProvider | undefined;
+
+/**
+ * Set the provider used by named queues created afterwards without a `metricsProvider`
+ * option (client-go's `workqueue.SetProvider`). Pass `undefined` to turn it off again.
+ */
+export function setDefaultMetricsProvider(provider: MetricsProvider | undefined): void {
+  defaultProvider = provider;
+}
+
+/** The provider set with {@link setDefaultMetricsProvider}, if any. */
+export function getDefaultMetricsProvider(): MetricsProvider | undefined {
+  return defaultProvider;
+}
+
+/**
+ * The metrics bookkeeping of one queue (internal). Keys are the queue's item keys.
+ * @internal
+ */
+export class QueueMetrics {
+  readonly #clock: Clock;
+  readonly #depth: GaugeMetric;
+  readonly #adds: CounterMetric;
+  readonly #latency: HistogramMetric;
+  readonly #workDuration: HistogramMetric;
+  readonly #unfinished: SettableGaugeMetric;
+  readonly #longest: SettableGaugeMetric;
+  readonly #retries: CounterMetric;
+  readonly #addTimes = new Map<unknown, number>();
+  readonly #processingStartTimes = new Map<unknown, number>();
+  #timer: Timer | undefined;
+  #stopped = false;
+
+  /** Create the queue's metrics from `provider`, and start refreshing the gauges. */
+  constructor(name: string, provider: MetricsProvider, clock: Clock) {
+    this.#clock = clock;
+    this.#depth = provider.newDepthMetric(name);
+    this.#adds = provider.newAddsMetric(name);
+    this.#latency = provider.newLatencyMetric(name);
+    this.#workDuration = provider.newWorkDurationMetric(name);
+    this.#unfinished = provider.newUnfinishedWorkSecondsMetric(name);
+    this.#longest = provider.newLongestRunningProcessorSecondsMetric(name);
+    this.#retries = provider.newRetriesMetric(name);
+    this.#schedule();
+  }
+
+  /** An item became dirty. */
+  add(key: unknown): void {
+    this.#adds.inc();
+    this.#depth.inc();
+    if (!this.#addTimes.has(key)) this.#addTimes.set(key, this.#clock.now());
+  }
+
+  /** An item was handed to a worker. */
+  get(key: unknown): void {
+    const now = this.#clock.now();
+    this.#depth.dec();
+    this.#processingStartTimes.set(key, now);
+    const added = this.#addTimes.get(key);
+    if (added !== undefined) {
+      this.#latency.observe((now - added) / 1000);
+      this.#addTimes.delete(key);
+    }
+  }
+
+  /** A worker finished an item. */
+  done(key: unknown): void {
+    const started = this.#processingStartTimes.get(key);
+    if (started !== undefined) {
+      this.#workDuration.observe((this.#clock.now() - started) / 1000);
+      this.#processingStartTimes.delete(key);
+    }
+  }
+
+  /** An item was added with a delay. */
+  retry(): void {
+    this.#retries.inc();
+  }
+
+  /** Recompute the two gauges of work in progress. */
+  updateUnfinishedWork(): void {
+    const now = this.#clock.now();
+    let total = 0;
+    let oldest = 0;
+    for (const started of this.#processingStartTimes.values()) {
+      const age = (now - started) / 1000;
+      total += age;
+      if (age > oldest) oldest = age;
+    }
+    this.#unfinished.set(total);
+    this.#longest.set(oldest);
+  }
+
+  /** Stop the refresh timer (on shutdown). */
+  stop(): void {
+    this.#stopped = true;
+    this.#timer?.cancel();
+    this.#timer = undefined;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.updateUnfinishedWork();
+      this.#schedule();
+    }, UNFINISHED_WORK_UPDATE_PERIOD_MS);
+  }
+}

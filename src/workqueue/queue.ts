@@ -1,0 +1,261 @@
+/**
+ * The work queue: client-go's `workqueue.Typed[T]`.
+ *
+ * State is a FIFO plus two sets, `dirty` (items that need processing) and `processing`
+ * (items a worker holds). The rules:
+ *
+ * - `add(x)` is ignored while shutting down, is a no-op when `x` is already dirty, and
+ *   otherwise marks `x` dirty and queues it — **unless a worker is processing it**; then it
+ *   is queued again when that worker calls `done(x)`.
+ * - `get()` waits while the queue is empty and not shut down; it reports shutdown only when
+ *   the queue is shut down **and** empty, so items queued before `shutDown()` are drained.
+ *   It moves the item from dirty to processing.
+ * - `done(x)` ends processing and re-queues `x` if it was added meanwhile. So an item is
+ *   never processed by two workers at once, and any number of adds during processing
+ *   collapse into one more run.
+ * - `len()` counts queued items only (not items being processed).
+ *
+ * Item identity: strings and numbers compare by value. Any other item type needs a
+ * `keyFn` that maps an item to a string or number; without one, objects compare by
+ * reference (two equal-looking objects are two items).
+ *
+ * @module
+ */
+import type { Clock } from '../util/clock.js';
+import { realClock } from '../util/clock.js';
+import { QueueMetrics, getDefaultMetricsProvider } from './metrics.js';
+import type { MetricsProvider } from './metrics.js';
+
+/** Options of every queue. */
+export interface QueueOptions<T> {
+  /** The queue's name; metrics are emitted only for named queues. */
+  name?: string;
+  /**
+   * Maps an item to its identity. Defaults to the item itself, which is right for strings
+   * and numbers; objects need one (e.g. `(o) => o.namespace + '/' + o.name`).
+   */
+  keyFn?: (item: T) => string | number;
+  /** The source of time (default: the real clock). */
+  clock?: Clock;
+  /** Where metrics go (default: the provider set with `setDefaultMetricsProvider`). */
+  metricsProvider?: MetricsProvider;
+}
+
+/** What {@link Queue.get} resolves to: an item to process, or the news that the queue is done. */
+export type QueueGetResult<T> =
+  | { readonly shutdown: false; readonly item: T }
+  | { readonly shutdown: true; readonly item?: undefined };
+
+interface Waiter<T> {
+  resolve: (r: QueueGetResult<T>) => void;
+  reject: (err: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+const SHUTDOWN: QueueGetResult<never> = Object.freeze({ shutdown: true });
+const identity = (x: unknown): unknown => x;
+
+/**
+ * A deduplicating FIFO work queue where an item is never handed to two workers at once.
+ *
+ * @typeParam T - the item type; use string keys (`namespace/name`) as client-go does.
+ *
+ * @example
+ * ```ts
+ * const queue = new Queue<string>();
+ * queue.add('default/web');
+ * for await (const key of queue) {
+ *   await reconcile(key); // done(key) is called for you, even if this throws
+ * }
+ * ```
+ */
+export class Queue<T> implements AsyncIterable<T> {
+  /** The queue's clock. */
+  protected readonly clock: Clock;
+  /** The queue's metrics, when it has a name and a provider. @internal */
+  protected readonly metrics: QueueMetrics | undefined;
+  /** Maps an item to its identity. */
+  protected readonly keyOf: (item: T) => unknown;
+
+  #items: T[] = [];
+  #head = 0;
+  /** dirty key → the item to queue for it. */
+  readonly #dirty = new Map<unknown, T>();
+  readonly #processing = new Set<unknown>();
+  #waiters: Waiter<T>[] = [];
+  #shuttingDown = false;
+  #drainWaiters: (() => void)[] = [];
+
+  /** Create an empty queue. */
+  constructor(options: QueueOptions<T> = {}) {
+    this.clock = options.clock ?? realClock;
+    this.keyOf = (options.keyFn as ((item: T) => unknown) | undefined) ?? identity;
+    const provider = options.metricsProvider ?? getDefaultMetricsProvider();
+    this.metrics =
+      options.name !== undefined && options.name !== '' && provider !== undefined
+        ? new QueueMetrics(options.name, provider, this.clock)
+        : undefined;
+  }
+
+  /** Mark `item` as needing processing (see the module rules). */
+  add(item: T): void {
+    if (this.#shuttingDown) return;
+    const key = this.keyOf(item);
+    if (this.#dirty.has(key)) return;
+    this.metrics?.add(key);
+    this.#dirty.set(key, item);
+    if (this.#processing.has(key)) return;
+    this.#push(item, key);
+  }
+
+  /**
+   * Wait for the next item and mark it as being processed; call {@link Queue.done} when
+   * finished with it. Resolves to `{ shutdown: true }` once the queue is shut down and
+   * empty. With a signal, an abort rejects the wait with the signal's reason (no item is
+   * taken).
+   */
+  get(signal?: AbortSignal): Promise<QueueGetResult<T>> {
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    if (this.#head < this.#items.length) {
+      return Promise.resolve({ shutdown: false, item: this.#take() });
+    }
+    if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
+    return new Promise<QueueGetResult<T>>((resolve, reject) => {
+      const waiter: Waiter<T> = { resolve, reject, signal, onAbort: undefined };
+      if (signal !== undefined) {
+        waiter.onAbort = () => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i >= 0) this.#waiters.splice(i, 1);
+          reject(signal.reason as Error);
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Finish processing `item`. If it was added again while being processed, it is queued
+   * again now. Calling `done` for an item that is not being processed is a no-op.
+   */
+  done(item: T): void {
+    const key = this.keyOf(item);
+    if (!this.#processing.delete(key)) return;
+    this.metrics?.done(key);
+    const dirtyItem = this.#dirty.get(key);
+    if (dirtyItem !== undefined || this.#dirty.has(key)) {
+      this.#push(dirtyItem as T, key);
+    } else if (this.#processing.size === 0 && this.#drainWaiters.length > 0) {
+      this.#releaseDrainWaiters();
+    }
+  }
+
+  /** Number of queued items (items being processed are not counted). */
+  len(): number {
+    return this.#items.length - this.#head;
+  }
+
+  /** Number of items being processed. */
+  processingLen(): number {
+    return this.#processing.size;
+  }
+
+  /**
+   * Stop accepting adds. Workers still get the items already queued; once the queue is
+   * empty, every `get()` resolves to `{ shutdown: true }`. Also releases a pending
+   * {@link Queue.shutDownWithDrain}.
+   */
+  shutDown(): void {
+    this.#shuttingDown = true;
+    this.onShutDown();
+    this.metrics?.stop();
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) {
+      if (w.onAbort !== undefined) w.signal?.removeEventListener('abort', w.onAbort);
+      w.resolve(SHUTDOWN);
+    }
+    this.#releaseDrainWaiters();
+  }
+
+  /**
+   * Shut down, and resolve once no item is being processed (workers still drain what was
+   * queued). A later plain {@link Queue.shutDown} resolves it at once.
+   */
+  shutDownWithDrain(): Promise<void> {
+    const drained =
+      this.#processing.size === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    const pending = this.#drainWaiters.splice(0);
+    this.#shuttingDown = true;
+    this.shutDown();
+    this.#drainWaiters.push(...pending);
+    return drained;
+  }
+
+  /** True once {@link Queue.shutDown} or {@link Queue.shutDownWithDrain} was called. */
+  shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /**
+   * Iterate over items until the queue is shut down and drained. `done(item)` is called
+   * when the loop body finishes — also when it throws or breaks out of the loop.
+   */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for (;;) {
+      const r = await this.get();
+      if (r.shutdown) return;
+      try {
+        yield r.item;
+      } finally {
+        this.done(r.item);
+      }
+    }
+  }
+
+  /** Called by {@link Queue.shutDown} before waiters are released; subclasses drop their own state. */
+  protected onShutDown(): void {}
+
+  #push(item: T, key: unknown): void {
+    const waiter = this.#waiters.shift();
+    if (waiter === undefined) {
+      this.#items.push(item);
+      return;
+    }
+    // A waiter exists only while the queue is empty: hand the item over directly.
+    this.#startProcessing(key);
+    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.resolve({ shutdown: false, item });
+  }
+
+  #take(): T {
+    const items = this.#items;
+    const item = items[this.#head] as T;
+    items[this.#head] = undefined as T;
+    this.#head++;
+    if (this.#head === items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= items.length) {
+      this.#items = items.slice(this.#head);
+      this.#head = 0;
+    }
+    this.#startProcessing(this.keyOf(item));
+    return item;
+  }
+
+  #startProcessing(key: unknown): void {
+    this.metrics?.get(key);
+    this.#processing.add(key);
+    this.#dirty.delete(key);
+  }
+
+  #releaseDrainWaiters(): void {
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const w of waiters) w();
+  }
+}
