@@ -165,3 +165,90 @@ export function isTooLargeResourceVersion(err: unknown): err is ApiError {
     return true;
   return err.reason === 'Timeout' && /too large resource version/i.test(err.message);
 }
+
+/**
+ * A watch stream carried a line that is not a watch event (not JSON, or without `type` and
+ * `object`). The connection is closed; the reader should start a new watch (a reflector
+ * relists).
+ */
+export class WatchDecodeError extends KubeControllerKitError {
+  /** 1-based number of the offending line in the stream. */
+  readonly line: number;
+  /** Byte offset of the offending line from the start of the (decompressed) body. */
+  readonly byteOffset: number;
+  /** The start of the offending line, at most 120 characters. */
+  readonly excerpt: string;
+
+  /**
+   * @param context - which watch (method and redacted path).
+   * @param line - 1-based line number.
+   * @param byteOffset - where the line starts.
+   * @param text - the offending line (it is truncated here).
+   * @param cause - the parse error, if any.
+   */
+  constructor(context: string, line: number, byteOffset: number, text: string, cause?: unknown) {
+    const excerpt = text.length > 120 ? `${text.slice(0, 120)}…` : text;
+    super(
+      `${context}: watch stream line ${line} (byte offset ${byteOffset}) is not a watch event: ` +
+        `${JSON.stringify(excerpt)}; the watch was closed, start a new one`,
+      { cause },
+    );
+    this.line = line;
+    this.byteOffset = byteOffset;
+    this.excerpt = excerpt;
+  }
+}
+
+/** A request got no complete answer within its timeout. The request was cancelled. */
+export class RequestTimeoutError extends KubeControllerKitError {
+  /** The timeout that expired, in milliseconds. */
+  readonly timeoutMs: number;
+
+  /** @param context - which request (method and redacted URL); @param timeoutMs - the limit. */
+  constructor(context: string, timeoutMs: number) {
+    super(
+      `${context}: no complete answer within ${timeoutMs} ms; the request was cancelled ` +
+        `(raise timeoutMs or check that the API server is reachable and healthy)`,
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The request failed below HTTP: connection refused or reset, DNS, TLS. `cause` holds the
+ * Node.js error (its `code`, such as `ECONNREFUSED`, is copied to {@link ConnectionError.code}).
+ */
+export class ConnectionError extends KubeControllerKitError {
+  /** The Node.js error code, such as `ECONNREFUSED`, `ECONNRESET`, or `''`. */
+  readonly code: string;
+
+  /** @param context - which request (method and redacted URL); @param cause - the Node.js error. */
+  constructor(context: string, cause: unknown) {
+    const code =
+      typeof cause === 'object' &&
+      cause !== null &&
+      typeof (cause as { code?: unknown }).code === 'string'
+        ? (cause as { code: string }).code
+        : '';
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super(`${context} failed: ${detail}; check the server address, network and TLS settings`, {
+      cause,
+    });
+    this.code = code;
+  }
+}
+
+/** The KubeConfig cannot be used: no current cluster, an invalid server URL, unusable credentials. */
+export class KubeConfigError extends KubeControllerKitError {}
+
+/** Discovery found no resource for a kind (group/version/kind) or a resource name. */
+export class NoMatchError extends KubeControllerKitError {
+  /** What was looked up, as given (e.g. `apps/v1, Kind=Deployment` or `deploy`). */
+  readonly query: string;
+
+  /** @param query - what was looked up; @param message - the full message. */
+  constructor(query: string, message: string) {
+    super(message);
+    this.query = query;
+  }
+}

@@ -5,3 +5,31 @@
  */
 export * from './types.js';
 export * from './errors.js';
+export { Transport, toTransport } from './transport.js';
+export type {
+  HttpMethod,
+  KubeConfigCluster,
+  KubeConfigLike,
+  OpenStream,
+  QueryParams,
+  RequestSpec,
+  TransportOptions,
+} from './transport.js';
+export { ResourceClient, NamespaceMismatchError } from './resource_client.js';
+export type {
+  DeleteOptions,
+  ListAllOptions,
+  PagedList,
+  PatchOptions,
+  PatchType,
+  Preconditions,
+  RequestOptions,
+  ResourceClientOptions,
+  WriteOptions,
+} from './resource_client.js';
+export * from './builtins.js';
+export { Discovery } from './discovery.js';
+export type { DiscoveredGroup, DiscoveredResource, GroupVersionKind } from './discovery.js';
+export { decodeWatchStream } from './watch_decoder.js';
+export { redactUrl, redactHeaders, REDACTED } from './redact.js';
+export { VERSION } from './version.js';

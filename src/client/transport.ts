@@ -1,0 +1,597 @@
+/**
+ * The transport: the only place in the library that speaks HTTP to the API server.
+ *
+ * A {@link Transport} turns a client-node `KubeConfig` into requests over `node:http` /
+ * `node:https` with a keep-alive agent:
+ *
+ * - **Server and TLS** come from the current context's cluster: the CA, the client
+ *   certificate and key, the TLS server name, and `insecure-skip-tls-verify` only when the
+ *   kubeconfig sets it.
+ * - **Authentication** is whatever `KubeConfig.applyToHTTPSOptions` applies — bearer token,
+ *   token file, client certificate, exec credential plugin, auth provider, basic auth — the
+ *   one method that client-node 1.x and 2.x both offer. The result is cached for
+ *   `credentialTtlMs` (default 10 s) and re-applied at once after a 401, so expiring
+ *   credentials are refreshed without paying for `applyToHTTPSOptions` on every request.
+ * - **Bodies** are JSON; gzip is accepted (`Accept-Encoding: gzip`) and decompressed, for
+ *   streams too. The user agent is `kube-controller-kit/<version>`.
+ * - **Errors** are {@link ApiError}s built from the server's `Status` (or a synthesized one
+ *   when the body is not a Status), {@link RequestTimeoutError}, {@link ConnectionError}, or
+ *   the abort reason. No credential appears in a message or a log line: URLs are redacted
+ *   and headers never leave the transport.
+ * - **Retry-After**: a 429 or 5xx answer carrying `Retry-After` is retried after that many
+ *   seconds (through the {@link Clock}, abortable), at most `maxRetries` times (default 10,
+ *   as client-go), for idempotent calls only (GET). Watch starts are not retried: the
+ *   reflector owns that decision.
+ *
+ * Close the transport ({@link Transport.close}) when done: it destroys the pooled sockets.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { finished } from 'node:stream';
+import type { Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
+import { realClock } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { defaultLogger } from '../util/logger.js';
+import { ApiError, ConnectionError, KubeConfigError, RequestTimeoutError } from './errors.js';
+import { redactUrl } from './redact.js';
+import type { Status } from './types.js';
+import { VERSION } from './version.js';
+
+/** The parts of a kubeconfig cluster entry the transport reads. */
+export interface KubeConfigCluster {
+  /** The API server URL, e.g. `https://10.0.0.1:6443`. */
+  server: string;
+  /** True when the kubeconfig sets `insecure-skip-tls-verify`. */
+  skipTLSVerify?: boolean;
+}
+
+/**
+ * What the transport needs from a client-node `KubeConfig`: the two methods that 1.x and 2.x
+ * share. A `KubeConfig` of either major fits; so does a hand-written stand-in.
+ */
+export interface KubeConfigLike {
+  /** The cluster of the current context (server URL, skip-verify flag), or null. */
+  getCurrentCluster(): KubeConfigCluster | null;
+  /** Applies TLS material and authentication headers of the current user to request options. */
+  applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+}
+
+/** Options of a {@link Transport}. */
+export interface TransportOptions {
+  /** Source of time for timeouts and Retry-After sleeps. Default: the real clock. */
+  clock?: Clock;
+  /** Where retries and credential refreshes are logged (debug/warn). Default: warnings to stderr. */
+  logger?: Logger;
+  /** Timeout of a whole request/response exchange (not of a watch stream), in ms. Default 60 000. */
+  timeoutMs?: number;
+  /** Retries after a 429/5xx with Retry-After, for idempotent calls. Default 10 (client-go's). */
+  maxRetries?: number;
+  /** How long applied credentials are reused before `applyToHTTPSOptions` runs again, in ms. Default 10 000. */
+  credentialTtlMs?: number;
+  /** User-Agent header. Default `kube-controller-kit/<version>`. */
+  userAgent?: string;
+  /** Most sockets open at once to the server. Default: unlimited. */
+  maxSockets?: number;
+}
+
+/** The HTTP methods the API server uses. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Query parameters; `undefined` values are left out. */
+export type QueryParams = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** One request to the API server. */
+export interface RequestSpec {
+  /** The HTTP method. */
+  method: HttpMethod;
+  /** Path below the server URL, starting with `/` (e.g. `/api/v1/namespaces/a/pods`). */
+  path: string;
+  /** Query parameters. */
+  query?: QueryParams;
+  /** A body, sent as JSON (strings are sent as they are). */
+  body?: unknown;
+  /** Content-Type of the body. Default `application/json`. */
+  contentType?: string;
+  /** Accept header. Default `application/json`. */
+  accept?: string;
+  /** Cancels the request (and the stream it opened). */
+  signal?: AbortSignal | undefined;
+  /** Overrides the transport's timeout for this request (for streams: until the headers arrive). */
+  timeoutMs?: number | undefined;
+  /** Retry after Retry-After answers. Default: true for GET, false otherwise. */
+  retry?: boolean;
+}
+
+/** An open response stream: status, headers and the (decompressed) body. */
+export interface OpenStream {
+  /** HTTP status code (2xx; other codes reject {@link Transport.stream}). */
+  statusCode: number;
+  /** Response headers. */
+  headers: http.IncomingHttpHeaders;
+  /** The body, decompressed when the server gzipped it. */
+  body: Readable;
+  /** `METHOD /path` with secrets redacted, for messages. */
+  context: string;
+  /** Closes the connection and stops listening to the signal. Safe to call more than once. */
+  close(): void;
+}
+
+interface Credentials {
+  readonly headers: Record<string, string>;
+  readonly agent: http.Agent;
+  readonly expiresAt: number;
+}
+
+const tlsFields = [
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+] as const;
+
+function isTransport(source: Transport | KubeConfigLike): source is Transport {
+  return source instanceof Transport;
+}
+
+/**
+ * The transport of a KubeConfig or an existing transport: a resource client built from a
+ * KubeConfig creates its own transport; pass a shared one to pool connections.
+ */
+export function toTransport(
+  source: Transport | KubeConfigLike,
+  options?: TransportOptions,
+): Transport {
+  return isTransport(source) ? source : new Transport(source, options);
+}
+
+/** Authenticated JSON requests and streams to one API server. See the module documentation. */
+export class Transport {
+  /** The server URL (from the kubeconfig), without a trailing slash; user-info removed. */
+  readonly server: string;
+  readonly #kc: KubeConfigLike;
+  readonly #base: URL;
+  readonly #secure: boolean;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #ttl: number;
+  readonly #userAgent: string;
+  readonly #maxSockets: number;
+  readonly #agents = new Map<string, http.Agent>();
+  #credentials: Promise<Credentials> | undefined;
+  #closed = false;
+
+  /**
+   * @param kubeConfig - a client-node `KubeConfig` (1.x or 2.x) with a current context.
+   * @param options - timeouts, retries, clock, logger.
+   * @throws KubeConfigError when there is no current cluster or its server URL is invalid.
+   */
+  constructor(kubeConfig: KubeConfigLike, options: TransportOptions = {}) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (cluster === null || cluster.server === '') {
+      throw new KubeConfigError(
+        'the kubeconfig has no current cluster with a server URL; set current-context or load a kubeconfig first',
+      );
+    }
+    let base: URL;
+    try {
+      base = new URL(cluster.server);
+    } catch (err) {
+      throw new KubeConfigError(
+        `the current cluster's server URL ${JSON.stringify(redactUrl(cluster.server))} is not a valid URL; fix the kubeconfig`,
+        { cause: err },
+      );
+    }
+    if (base.protocol !== 'https:' && base.protocol !== 'http:') {
+      throw new KubeConfigError(
+        `the current cluster's server URL uses ${base.protocol}; only https: and http: are supported`,
+      );
+    }
+    base.username = '';
+    base.password = '';
+    base.search = '';
+    base.hash = '';
+    this.#base = base;
+    this.server = base.toString().replace(/\/+$/, '');
+    this.#secure = base.protocol === 'https:';
+    this.#kc = kubeConfig;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? defaultLogger;
+    this.#timeoutMs = options.timeoutMs ?? 60_000;
+    this.#maxRetries = options.maxRetries ?? 10;
+    this.#ttl = options.credentialTtlMs ?? 10_000;
+    this.#userAgent = options.userAgent ?? `kube-controller-kit/${VERSION}`;
+    this.#maxSockets = options.maxSockets ?? Infinity;
+  }
+
+  /** Drops the cached credentials: the next request applies the kubeconfig again. */
+  invalidateCredentials(): void {
+    this.#credentials = undefined;
+  }
+
+  /**
+   * Sends a request and resolves with the parsed JSON body (`undefined` for an empty body).
+   *
+   * @throws ApiError for a non-2xx answer; RequestTimeoutError; ConnectionError; the abort reason.
+   */
+  async request<R>(spec: RequestSpec): Promise<R> {
+    const retry = spec.retry ?? spec.method === 'GET';
+    let refreshed = false;
+    for (let attempt = 0; ; attempt++) {
+      const credentials = await this.#getCredentials(spec.signal);
+      const answer = await this.#exchange(spec, credentials);
+      if (answer.statusCode >= 200 && answer.statusCode < 300) {
+        if (answer.body.length === 0) return undefined as R;
+        return JSON.parse(answer.body.toString('utf8')) as R;
+      }
+      if (answer.statusCode === 401 && !refreshed) {
+        refreshed = true;
+        this.#refreshAfterUnauthorized();
+        continue;
+      }
+      const error = this.#apiError(spec, answer.statusCode, answer.headers, answer.body);
+      const wait = retryDelaySeconds(answer.statusCode, answer.headers);
+      if (retry && wait !== undefined && attempt < this.#maxRetries) {
+        this.#logger.debug('retrying after Retry-After', {
+          request: this.#context(spec),
+          code: answer.statusCode,
+          retryAfterSeconds: wait,
+          attempt: attempt + 1,
+        });
+        await this.#clock.sleep(wait * 1000, spec.signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Opens a streaming request (a watch) and resolves once the response headers arrive. A
+   * non-2xx answer rejects with an {@link ApiError} (never retried here). The caller reads
+   * `body` and must call `close()` when done (aborting the signal closes it too).
+   */
+  async stream(spec: RequestSpec): Promise<OpenStream> {
+    let refreshed = false;
+    for (;;) {
+      const credentials = await this.#getCredentials(spec.signal);
+      const opened = await this.#open(spec, credentials, false);
+      const res = opened.res;
+      const code = res.statusCode ?? 0;
+      if (code >= 200 && code < 300) {
+        const body = decompressed(res);
+        return {
+          statusCode: code,
+          headers: res.headers,
+          body,
+          context: opened.context,
+          close: () => {
+            opened.finish();
+            if (body !== res) body.destroy();
+            res.destroy();
+          },
+        };
+      }
+      let raw: Buffer;
+      try {
+        raw = await readAll(decompressed(res));
+      } catch (err) {
+        throw this.#wrapNetworkError(spec, err, opened);
+      } finally {
+        opened.finish();
+      }
+      if (code === 401 && !refreshed) {
+        refreshed = true;
+        this.#refreshAfterUnauthorized();
+        continue;
+      }
+      throw this.#apiError(spec, code, res.headers, raw);
+    }
+  }
+
+  /** Destroys every pooled socket; later requests fail. Open streams are closed too. */
+  close(): void {
+    this.#closed = true;
+    for (const agent of this.#agents.values()) agent.destroy();
+    this.#agents.clear();
+    this.#credentials = undefined;
+  }
+
+  #context(spec: RequestSpec): string {
+    return `${spec.method} ${redactUrl(this.#pathWithQuery(spec))}`;
+  }
+
+  #pathWithQuery(spec: RequestSpec): string {
+    const prefix = this.#base.pathname.replace(/\/+$/, '');
+    let path = prefix + spec.path;
+    if (spec.query !== undefined) {
+      const parts: string[] = [];
+      for (const [k, v] of Object.entries(spec.query)) {
+        if (v === undefined) continue;
+        parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
+      }
+      if (parts.length > 0) path += `?${parts.join('&')}`;
+    }
+    return path;
+  }
+
+  #refreshAfterUnauthorized(): void {
+    this.#logger.debug('the server answered 401; applying the kubeconfig credentials again');
+    this.#credentials = undefined;
+  }
+
+  #getCredentials(signal: AbortSignal | undefined): Promise<Credentials> {
+    if (this.#closed) {
+      return Promise.reject(
+        new KubeConfigError('the transport was closed; create a new client to send requests'),
+      );
+    }
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
+    const cached = this.#credentials;
+    if (cached !== undefined) {
+      return cached.then((c) => {
+        if (this.#clock.now() < c.expiresAt || this.#credentials !== cached) return c;
+        this.#credentials = undefined;
+        return this.#getCredentials(signal);
+      });
+    }
+    const fresh = this.#applyKubeConfig();
+    this.#credentials = fresh;
+    fresh.catch(() => {
+      if (this.#credentials === fresh) this.#credentials = undefined;
+    });
+    return fresh;
+  }
+
+  async #applyKubeConfig(): Promise<Credentials> {
+    const options: https.RequestOptions = { headers: {} };
+    try {
+      await this.#kc.applyToHTTPSOptions(options);
+    } catch (err) {
+      // client-node's messages name files and plugins, not secrets; keep only the message.
+      throw new KubeConfigError(
+        `could not apply the kubeconfig's credentials: ${err instanceof Error ? err.message : 'unknown error'}; check the current user's auth settings`,
+      );
+    }
+    const headers: Record<string, string> = {};
+    const applied = options.headers;
+    if (applied !== undefined && !Array.isArray(applied)) {
+      for (const [k, v] of Object.entries(applied)) {
+        if (v === undefined) continue;
+        headers[k] = Array.isArray(v) ? v.join(', ') : String(v);
+      }
+    }
+    if (typeof options.auth === 'string' && options.auth !== '') {
+      headers.Authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
+    }
+    // client-node may have made an agent of its own; we pool ours instead.
+    const previous = options.agent;
+    if (previous instanceof http.Agent) previous.destroy();
+    return { headers, agent: this.#agentFor(options), expiresAt: this.#clock.now() + this.#ttl };
+  }
+
+  #agentFor(options: https.RequestOptions): http.Agent {
+    const hash = createHash('sha256');
+    const agentOptions: https.AgentOptions = {
+      keepAlive: true,
+      keepAliveMsecs: 30_000,
+      maxSockets: this.#maxSockets,
+      scheduling: 'lifo',
+    };
+    for (const field of tlsFields) {
+      const value = options[field];
+      if (value === undefined) continue;
+      hash.update(field);
+      hash.update(
+        typeof value === 'string' || Buffer.isBuffer(value) ? value : JSON.stringify(value),
+      );
+      (agentOptions as Record<string, unknown>)[field] = value;
+    }
+    const key = hash.digest('hex');
+    let agent = this.#agents.get(key);
+    if (agent === undefined) {
+      agent = this.#secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+      this.#agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  #open(
+    spec: RequestSpec,
+    credentials: Credentials,
+    wholeExchange: boolean,
+  ): Promise<{
+    res: http.IncomingMessage;
+    context: string;
+    finish: () => void;
+    timedOut: () => boolean;
+  }> {
+    const path = this.#pathWithQuery(spec);
+    const context = `${spec.method} ${redactUrl(this.#base.origin + path)}`;
+    const headers: Record<string, string> = {
+      Accept: spec.accept ?? 'application/json',
+      'Accept-Encoding': 'gzip',
+      'User-Agent': this.#userAgent,
+      ...credentials.headers,
+    };
+    let payload: Buffer | undefined;
+    if (spec.body !== undefined) {
+      payload = Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body));
+      headers['Content-Type'] = spec.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    const timeoutMs = spec.timeoutMs ?? this.#timeoutMs;
+    const signal = spec.signal;
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      let settled = false;
+      const req = (this.#secure ? https : http).request({
+        agent: credentials.agent,
+        protocol: this.#base.protocol,
+        hostname: this.#base.hostname.replace(/^\[|\]$/g, ''),
+        port: this.#base.port === '' ? undefined : Number(this.#base.port),
+        method: spec.method,
+        path,
+        headers,
+      });
+      const onAbort = (): void => {
+        req.destroy(signal?.reason as Error);
+      };
+      const timer =
+        timeoutMs > 0 && Number.isFinite(timeoutMs)
+          ? this.#clock.setTimeout(() => {
+              timedOut = true;
+              req.destroy(new RequestTimeoutError(context, timeoutMs));
+            }, timeoutMs)
+          : undefined;
+      const finish = (): void => {
+        timer?.cancel();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('error', (err) => {
+        if (settled) return;
+        settled = true;
+        finish();
+        reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
+      });
+      req.on('response', (res) => {
+        settled = true;
+        if (!wholeExchange) timer?.cancel();
+        resolve({ res, context, finish, timedOut: () => timedOut });
+      });
+      req.end(payload);
+    });
+  }
+
+  #wrapNetworkError(
+    spec: RequestSpec,
+    err: unknown,
+    opened: { context: string; timedOut: () => boolean },
+  ): Error {
+    if (err instanceof RequestTimeoutError || err instanceof ApiError) return err;
+    if (spec.signal?.aborted === true) return spec.signal.reason as Error;
+    if (opened.timedOut())
+      return new RequestTimeoutError(opened.context, spec.timeoutMs ?? this.#timeoutMs);
+    return new ConnectionError(opened.context, err);
+  }
+
+  async #exchange(
+    spec: RequestSpec,
+    credentials: Credentials,
+  ): Promise<{ statusCode: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+    const opened = await this.#open(spec, credentials, true);
+    try {
+      const body = await readAll(decompressed(opened.res));
+      return { statusCode: opened.res.statusCode ?? 0, headers: opened.res.headers, body };
+    } catch (err) {
+      opened.res.destroy();
+      throw this.#wrapNetworkError(spec, err, opened);
+    } finally {
+      opened.finish();
+    }
+  }
+
+  #apiError(
+    spec: RequestSpec,
+    code: number,
+    headers: http.IncomingHttpHeaders,
+    body: Buffer,
+  ): ApiError {
+    const retryAfter = retryAfterHeader(headers);
+    const status = statusFrom(code, body);
+    const options: { code: number; retryAfterSeconds?: number; context: string } = {
+      code,
+      context: this.#context(spec),
+    };
+    if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
+    return new ApiError(status, options);
+  }
+}
+
+/** The body stream of a response, gunzipped when the server compressed it. */
+function decompressed(res: http.IncomingMessage): Readable {
+  const encoding = res.headers['content-encoding'];
+  if (encoding !== 'gzip') return res;
+  const gunzip = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  res.on('error', (err) => gunzip.destroy(err));
+  gunzip.on('close', () => {
+    if (!res.destroyed && !res.complete) res.destroy();
+  });
+  return res.pipe(gunzip);
+}
+
+function readAll(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    finished(stream, (err) => {
+      if (err !== undefined && err !== null) reject(err);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+  });
+}
+
+function retryAfterHeader(headers: http.IncomingHttpHeaders): number | undefined {
+  const value = headers['retry-after'];
+  if (typeof value !== 'string' || !/^\s*\d+\s*$/.test(value)) return undefined;
+  return Number(value.trim());
+}
+
+/** Seconds to wait before retrying, as client-go decides: 429 or 5xx with a Retry-After header. */
+function retryDelaySeconds(code: number, headers: http.IncomingHttpHeaders): number | undefined {
+  if (code !== 429 && (code < 500 || code > 599)) return undefined;
+  return retryAfterHeader(headers);
+}
+
+const reasonByCode: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  406: 'NotAcceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'RequestEntityTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+/** The Status in an error body, or one synthesized from the code (as client-go does). */
+function statusFrom(code: number, body: Buffer): Status {
+  if (body.length > 0) {
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as unknown;
+      if (
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        (parsed as { kind?: unknown }).kind === 'Status'
+      ) {
+        const status = parsed as Status;
+        return status.code === undefined ? { ...status, code } : status;
+      }
+    } catch {
+      // not JSON: fall through
+    }
+  }
+  const reason = reasonByCode[code] ?? (code >= 500 ? 'InternalError' : '');
+  const text = body.length > 0 ? body.toString('utf8', 0, Math.min(body.length, 200)).trim() : '';
+  const message =
+    text !== ''
+      ? `the server answered ${code}${reason ? ` (${reason})` : ''}: ${text}`
+      : `the server answered ${code}${reason ? ` (${reason})` : ''} with no Status body`;
+  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message };
+}

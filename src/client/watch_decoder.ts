@@ -1,0 +1,219 @@
+/**
+ * Decoding a watch stream: one JSON event per line, yielded as the bytes arrive.
+ *
+ * The body is never buffered whole: each chunk is scanned for newlines, complete lines are
+ * parsed and yielded at once, and the bytes of an unfinished line wait for the next chunk
+ * (so a line split across chunks, even inside a multi-byte character, is joined). A line
+ * that is not a watch event ends the stream with a {@link WatchDecodeError} naming the
+ * line and its byte offset, and the connection is closed. Leaving the `for await` loop, or
+ * aborting the signal, closes the connection; an abort ends the iteration quietly.
+ *
+ * @module
+ */
+import { finished } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { WatchDecodeError } from './errors.js';
+import type { WatchEvent } from './types.js';
+
+const NEWLINE = 0x0a;
+const eventTypes = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
+
+function parseLine<T>(context: string, text: string, line: number, offset: number): WatchEvent<T> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new WatchDecodeError(context, line, offset, text, err);
+  }
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    !eventTypes.has((parsed as { type?: unknown }).type as string) ||
+    typeof (parsed as { object?: unknown }).object !== 'object' ||
+    (parsed as { object?: unknown }).object === null
+  ) {
+    throw new WatchDecodeError(context, line, offset, text);
+  }
+  return parsed as WatchEvent<T>;
+}
+
+/** Events decoded ahead of the reader before the body is paused (backpressure). */
+const HIGH_WATER = 1024;
+
+/**
+ * The iterator behind {@link decodeWatchStream}: the body flows, each chunk is split into
+ * events synchronously, and `next()` hands them out without a generator's per-event
+ * overhead. When more than `HIGH_WATER` events wait, the body is paused.
+ */
+class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
+  readonly #body: Readable;
+  readonly #close: () => void;
+  readonly #context: string;
+  readonly #signal: AbortSignal | undefined;
+  #queue: WatchEvent<T>[] = [];
+  #head = 0;
+  #pending: Buffer | undefined;
+  #pendingOffset = 0;
+  #line = 0;
+  #ended = false;
+  #failed = false;
+  #error: Error | undefined;
+  #done = false;
+  #paused = false;
+  #waiter:
+    | { resolve: (r: IteratorResult<WatchEvent<T>>) => void; reject: (e: unknown) => void }
+    | undefined;
+  readonly #cleanup: () => void;
+
+  constructor(body: Readable, close: () => void, context: string, signal: AbortSignal | undefined) {
+    this.#body = body;
+    this.#close = close;
+    this.#context = context;
+    this.#signal = signal;
+    const onData = (chunk: Buffer): void => this.#onData(chunk);
+    body.on('data', onData);
+    const stopWatching = finished(body, (err) => {
+      if (err !== undefined && err !== null) this.#fail(err);
+      else this.#onEnd();
+    });
+    this.#cleanup = () => {
+      body.off('data', onData);
+      stopWatching();
+    };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent<T>>> {
+    if (this.#head < this.#queue.length) {
+      const value = this.#queue[this.#head++]!;
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#head = 0;
+      }
+      if (this.#paused && this.#queue.length - this.#head < HIGH_WATER / 2) {
+        this.#paused = false;
+        this.#body.resume();
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.#done) return Promise.resolve({ value: undefined, done: true });
+    if (this.#failed) {
+      this.#finish();
+      const error = this.#error ?? new Error('watch stream failed');
+      const aborted = this.#signal?.aborted === true && !(error instanceof WatchDecodeError);
+      return aborted ? Promise.resolve({ value: undefined, done: true }) : Promise.reject(error);
+    }
+    if (this.#ended) {
+      this.#finish();
+      return Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<WatchEvent<T>>> {
+    this.#queue = [];
+    this.#head = 0;
+    this.#finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  #finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#cleanup();
+    this.#close();
+  }
+
+  #wake(): void {
+    const waiter = this.#waiter;
+    if (waiter === undefined) return;
+    this.#waiter = undefined;
+    this.next().then(waiter.resolve, waiter.reject);
+  }
+
+  #fail(err: unknown): void {
+    if (this.#failed || this.#done) return;
+    this.#failed = true;
+    this.#error = err instanceof Error ? err : new Error(String(err));
+    this.#wake();
+  }
+
+  #onEnd(): void {
+    if (this.#failed || this.#done) return;
+    if (this.#pending !== undefined) {
+      const text = this.#pending.toString('utf8').trim();
+      this.#pending = undefined;
+      if (text !== '') {
+        try {
+          this.#queue.push(parseLine<T>(this.#context, text, this.#line + 1, this.#pendingOffset));
+        } catch (err) {
+          this.#fail(err);
+          return;
+        }
+      }
+    }
+    this.#ended = true;
+    this.#wake();
+  }
+
+  #onData(chunk: Buffer): void {
+    if (this.#failed || this.#done) return;
+    let buf = chunk;
+    let base = this.#pendingOffset;
+    if (this.#pending !== undefined) {
+      buf = Buffer.concat([this.#pending, chunk]);
+      this.#pending = undefined;
+    }
+    let start = 0;
+    try {
+      for (;;) {
+        const nl = buf.indexOf(NEWLINE, start);
+        if (nl === -1) break;
+        let end = nl;
+        if (end > start && buf[end - 1] === 0x0d) end--;
+        this.#line++;
+        if (end > start) {
+          this.#queue.push(
+            parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, base + start),
+          );
+        }
+        start = nl + 1;
+      }
+    } catch (err) {
+      // Stop reading: the events before the bad line are still handed out, then the error.
+      this.#body.destroy();
+      this.#fail(err);
+      return;
+    }
+    if (start < buf.length) this.#pending = start === 0 ? buf : buf.subarray(start);
+    base += start;
+    this.#pendingOffset = base;
+    if (!this.#paused && this.#queue.length - this.#head >= HIGH_WATER) {
+      this.#paused = true;
+      this.#body.pause();
+    }
+    this.#wake();
+  }
+}
+
+/**
+ * Events of a newline-delimited JSON watch body.
+ *
+ * @param body - the (decompressed) response body.
+ * @param close - closes the connection; called when the iteration ends for any reason.
+ * @param context - `METHOD /path` (redacted) for error messages.
+ * @param signal - when aborted, the iteration ends without an error.
+ */
+export function decodeWatchStream<T>(
+  body: Readable,
+  close: () => void,
+  context: string,
+  signal?: AbortSignal,
+): AsyncIterableIterator<WatchEvent<T>> {
+  return new WatchEventIterator<T>(body, close, context, signal);
+}
