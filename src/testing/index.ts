@@ -1,0 +1,28 @@
+/**
+ * `kube-controller-kit/testing`: an in-memory Kubernetes API server for tests, with fault
+ * injection, and its CLI.
+ *
+ * @module
+ */
+export { startTestApiServer, TestApiServerError } from './apiserver.js';
+export type {
+  RecordedRequest,
+  ResourceRef,
+  TestApiServer,
+  TestApiServerAuth,
+  TestApiServerOptions,
+} from './apiserver.js';
+export { TestApiServerFaults } from './faults.js';
+export type {
+  FailureSpec,
+  FaultTarget,
+  RequestFilter,
+  RequestInfo,
+  RequestVerb,
+  WatchSelector,
+} from './faults.js';
+export type { FieldGetter } from './registry.js';
+export { CertificateGenerationError, generateTestCertificates } from './certs.js';
+export type { TestCertificates } from './certs.js';
+export { runTestApiServerCli } from './cli.js';
+export type { CliIo } from './cli.js';

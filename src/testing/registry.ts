@@ -1,0 +1,251 @@
+/**
+ * The resource registry of the test API server: which resources it serves, at which
+ * versions, with which kind, scope, short names, subresources and field selectors.
+ *
+ * Built-in resources are registered at start; a CustomResourceDefinition adds (and its
+ * deletion removes) one resource served at each of its served versions.
+ *
+ * @module
+ */
+import type { UnstructuredObject } from '../client/types.js';
+
+/** Reads one field of an object for a field selector; `undefined` when absent. */
+export type FieldGetter = (obj: UnstructuredObject) => string | undefined;
+
+/** How names of a resource are validated. */
+export type NameRule = 'subdomain' | 'label' | 'pathSegment';
+
+/** One resource the server serves (internal description). */
+export interface ResourceType {
+  /** API group ('' for core). */
+  group: string;
+  /** Plural resource name. */
+  resource: string;
+  /** Kind. */
+  kind: string;
+  /** Kind of lists. */
+  listKind: string;
+  /** Singular name. */
+  singular: string;
+  /** Short names (e.g. `po`). */
+  shortNames: string[];
+  /** Categories (e.g. `all`). */
+  categories: string[];
+  /** True when namespaced. */
+  namespaced: boolean;
+  /** Served versions, the storage version first. */
+  versions: string[];
+  /** Whether the status subresource is served. */
+  statusSubresource: boolean;
+  /** Whether strategic-merge patch applies (built-ins only). */
+  strategicMerge: boolean;
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  fieldSelectors: Map<string, FieldGetter>;
+  /** Name validation rule. */
+  nameRule: NameRule;
+  /** Whether metadata.generation is maintained (not for configmaps, secrets, …). */
+  tracksGeneration: boolean;
+  /** For custom resources, the name of the defining CRD. */
+  crdName?: string;
+}
+
+/** The storage key of a group/resource: `pods`, `deployments.apps`. */
+export function groupResourceKey(group: string, resource: string): string {
+  return group === '' ? resource : `${resource}.${group}`;
+}
+
+/** Reads a dotted path (`spec.nodeName`) from an object as a string. */
+export function fieldPathGetter(path: string): FieldGetter {
+  const parts = path.split('.');
+  return (obj) => {
+    let cur: unknown = obj;
+    for (const p of parts) {
+      if (cur === null || typeof cur !== 'object') return undefined;
+      cur = (cur as Record<string, unknown>)[p];
+    }
+    if (cur === undefined || cur === null) return undefined;
+    return typeof cur === 'string' ? cur : JSON.stringify(cur);
+  };
+}
+
+function fields(...paths: string[]): Map<string, FieldGetter> {
+  return new Map(paths.map((p) => [p, fieldPathGetter(p)]));
+}
+
+function builtin(
+  partial: Pick<ResourceType, 'group' | 'resource' | 'kind' | 'namespaced'> & Partial<ResourceType>,
+): ResourceType {
+  return {
+    listKind: `${partial.kind}List`,
+    singular: partial.kind.toLowerCase(),
+    shortNames: [],
+    categories: [],
+    versions: ['v1'],
+    statusSubresource: false,
+    strategicMerge: true,
+    fieldSelectors: new Map(),
+    nameRule: 'subdomain',
+    tracksGeneration: false,
+    ...partial,
+  };
+}
+
+/** The built-in resources, fresh copies (field selectors may be added per server). */
+export function builtinResources(): ResourceType[] {
+  return [
+    builtin({
+      group: '',
+      resource: 'namespaces',
+      kind: 'Namespace',
+      namespaced: false,
+      shortNames: ['ns'],
+      statusSubresource: true,
+      nameRule: 'label',
+      fieldSelectors: fields('status.phase'),
+    }),
+    builtin({
+      group: '',
+      resource: 'pods',
+      kind: 'Pod',
+      namespaced: true,
+      shortNames: ['po'],
+      categories: ['all'],
+      statusSubresource: true,
+      fieldSelectors: fields(
+        'spec.nodeName',
+        'spec.restartPolicy',
+        'spec.schedulerName',
+        'spec.serviceAccountName',
+        'spec.hostNetwork',
+        'status.phase',
+        'status.podIP',
+        'status.nominatedNodeName',
+      ),
+    }),
+    builtin({
+      group: '',
+      resource: 'configmaps',
+      kind: 'ConfigMap',
+      namespaced: true,
+      shortNames: ['cm'],
+    }),
+    builtin({
+      group: '',
+      resource: 'secrets',
+      kind: 'Secret',
+      namespaced: true,
+      fieldSelectors: fields('type'),
+    }),
+    builtin({
+      group: '',
+      resource: 'services',
+      kind: 'Service',
+      namespaced: true,
+      shortNames: ['svc'],
+      categories: ['all'],
+      statusSubresource: true,
+      nameRule: 'label',
+    }),
+    builtin({
+      group: '',
+      resource: 'events',
+      kind: 'Event',
+      namespaced: true,
+      shortNames: ['ev'],
+      fieldSelectors: fields(
+        'involvedObject.kind',
+        'involvedObject.namespace',
+        'involvedObject.name',
+        'involvedObject.uid',
+        'involvedObject.apiVersion',
+        'involvedObject.resourceVersion',
+        'involvedObject.fieldPath',
+        'reason',
+        'reportingComponent',
+        'source',
+        'type',
+      ),
+    }),
+    builtin({
+      group: 'apps',
+      resource: 'deployments',
+      kind: 'Deployment',
+      namespaced: true,
+      shortNames: ['deploy'],
+      categories: ['all'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
+    builtin({
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      kind: 'Lease',
+      namespaced: true,
+      strategicMerge: true,
+    }),
+    builtin({
+      group: 'apiextensions.k8s.io',
+      resource: 'customresourcedefinitions',
+      kind: 'CustomResourceDefinition',
+      namespaced: false,
+      shortNames: ['crd', 'crds'],
+      categories: ['api-extensions'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
+  ];
+}
+
+/** The set of resources a server serves, looked up by group/version/resource. */
+export class ResourceRegistry {
+  readonly #byKey = new Map<string, ResourceType>();
+  #generation = 0;
+
+  /** Increases whenever the set of resources changes (a cache-busting hash for clients). */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Adds or replaces a resource. */
+  add(type: ResourceType): void {
+    this.#byKey.set(groupResourceKey(type.group, type.resource), type);
+    this.#generation++;
+  }
+
+  /** Removes a resource. */
+  remove(group: string, resource: string): void {
+    if (this.#byKey.delete(groupResourceKey(group, resource))) this.#generation++;
+  }
+
+  /** The resource with this group and plural name, at any version. */
+  byGroupResource(group: string, resource: string): ResourceType | undefined {
+    return this.#byKey.get(groupResourceKey(group, resource));
+  }
+
+  /** The resource served at group/version/resource, if served at that version. */
+  lookup(group: string, version: string, resource: string): ResourceType | undefined {
+    const t = this.#byKey.get(groupResourceKey(group, resource));
+    return t?.versions.includes(version) ? t : undefined;
+  }
+
+  /** Every resource. */
+  all(): ResourceType[] {
+    return [...this.#byKey.values()];
+  }
+
+  /** Groups and their versions, in registration order ('' = core). */
+  groups(): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const t of this.#byKey.values()) {
+      const vs = out.get(t.group) ?? [];
+      for (const v of t.versions) if (!vs.includes(v)) vs.push(v);
+      out.set(t.group, vs);
+    }
+    return out;
+  }
+
+  /** The resources served at a group/version. */
+  inGroupVersion(group: string, version: string): ResourceType[] {
+    return this.all().filter((t) => t.group === group && t.versions.includes(version));
+  }
+}

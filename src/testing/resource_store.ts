@@ -1,0 +1,796 @@
+/**
+ * Object lifecycle of the test API server, independent of HTTP: create, get, list, update,
+ * patch, delete and deletecollection with kube-apiserver's rules (uid, creationTimestamp,
+ * generation on spec changes only, generateName, finalizers and deletionTimestamp,
+ * optimistic concurrency, the status subresource, namespaces that must exist) and its
+ * errors as `Status` objects (thrown as {@link ApiError}).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { FieldSelector } from '../cache/fields.js';
+import type { LabelSelector } from '../cache/labels.js';
+import type { ApiError } from '../client/errors.js';
+import type { StatusCause, UnstructuredObject } from '../client/types.js';
+import type { Clock } from '../util/clock.js';
+import { KubeControllerKitError } from '../util/errors.js';
+import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
+import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
+import type { ResourceRegistry, ResourceType } from './registry.js';
+import { groupResourceKey } from './registry.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+  statusError,
+  tooOld,
+} from './status.js';
+import type { Storage, StoredObject } from './storage.js';
+import { objectKey } from './storage.js';
+import { nameErrors, validateObjectMeta } from './validation.js';
+import { selectableFields } from './watch.js';
+
+/** The patch content types the server accepts. */
+export const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+] as const;
+
+/** Where a write comes from: over HTTP (status is reset on create) or seeded in-process. */
+export interface WriteOptions {
+  /** Keep `status` on create and allow status changes on main-resource writes. */
+  seed?: boolean;
+  /** Validate and compute, but store nothing (`dryRun=All`). */
+  dryRun?: boolean;
+}
+
+/** Delete options (the DeleteOptions body). */
+export interface DeleteOpts {
+  /** Preconditions that must hold. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  /** Grace period (pods). */
+  gracePeriodSeconds?: number;
+  /** Store nothing. */
+  dryRun?: boolean;
+}
+
+/** A list result before rendering. */
+export interface ListResult {
+  /** The snapshot version. */
+  rv: number;
+  /** The selected items of this page. */
+  items: StoredObject[];
+  /** Continue token, '' on the last page. */
+  continueToken: string;
+  /** Items after this page, when known. */
+  remaining: number | undefined;
+}
+
+/** Query of a list. */
+export interface ListQuery {
+  /** Namespace, or undefined for all. */
+  namespace: string | undefined;
+  /** Label selector. */
+  label: LabelSelector | undefined;
+  /** Field selector. */
+  field: FieldSelector | undefined;
+  /** resourceVersion parameter. */
+  resourceVersion: string | undefined;
+  /** resourceVersionMatch parameter. */
+  resourceVersionMatch: string | undefined;
+  /** Page size (0 = all). */
+  limit: number;
+  /** Continue token. */
+  continueToken: string | undefined;
+}
+
+const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function clone<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v)) as T;
+}
+
+function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  if (isObject(v)) {
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => v[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${stable(v[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+function specPart(obj: UnstructuredObject, withStatus: boolean): string {
+  const rest: Record<string, unknown> = { ...obj };
+  delete rest.metadata;
+  delete rest.apiVersion;
+  delete rest.kind;
+  if (!withStatus) delete rest.status;
+  return stable(rest);
+}
+
+/** Encodes a continue token (the same shape kube-apiserver uses). */
+export function encodeContinue(rv: number, start: string): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const d = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as unknown;
+    if (isObject(d) && typeof d.rv === 'number' && typeof d.start === 'string') {
+      return { rv: d.rv, start: d.start };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest(
+    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  );
+}
+
+/** The lifecycle logic over a {@link Storage} and a {@link ResourceRegistry}. */
+export class ResourceStore {
+  readonly #storage: Storage;
+  readonly #registry: ResourceRegistry;
+  readonly #clock: Clock;
+
+  /** @param storage - objects; @param registry - resources; @param clock - for timestamps. */
+  constructor(storage: Storage, registry: ResourceRegistry, clock: Clock) {
+    this.#storage = storage;
+    this.#registry = registry;
+    this.#clock = clock;
+  }
+
+  #nowSecond = -1;
+  #nowText = '';
+
+  #now(): string {
+    const second = Math.floor(this.#clock.now() / 1000);
+    if (second !== this.#nowSecond) {
+      this.#nowSecond = second;
+      this.#nowText = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    }
+    return this.#nowText;
+  }
+
+  /** The apiVersion string of a resource at a version. */
+  static apiVersion(type: ResourceType, version: string): string {
+    return type.group === '' ? version : `${type.group}/${version}`;
+  }
+
+  #checkEnvelope(type: ResourceType, version: string, body: unknown): UnstructuredObject {
+    if (!isObject(body)) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: expected an object`,
+      );
+    }
+    const obj = body as UnstructuredObject;
+    const expected = ResourceStore.apiVersion(type, version);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== expected) {
+      if (
+        typeof obj.apiVersion !== 'string' ||
+        !type.versions.some((v) => ResourceStore.apiVersion(type, v) === obj.apiVersion)
+      ) {
+        throw badRequest(
+          `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`,
+        );
+      }
+    }
+    if (obj.kind !== undefined && obj.kind !== type.kind) {
+      throw badRequest(
+        `the kind in the data (${String(obj.kind)}) does not match the expected kind (${type.kind}) for ${expected}`,
+      );
+    }
+    if (obj.metadata !== undefined && !isObject(obj.metadata)) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type ${type.kind}): metadata must be an object`,
+      );
+    }
+    // Bodies are fresh from JSON.parse (HTTP) or copied by the in-process helpers: a
+    // shallow copy of the envelope is enough, nested values are never mutated in place.
+    const copy: UnstructuredObject = { ...obj, metadata: { ...obj.metadata } };
+    copy.apiVersion = ResourceStore.apiVersion(type, type.versions[0] ?? version);
+    copy.kind = type.kind;
+    copy.metadata ??= {};
+    return copy;
+  }
+
+  #invalid(type: ResourceType, name: string, causes: StatusCause[]): ApiError {
+    return invalid(type.group, type.kind, name, causes);
+  }
+
+  #requireNamespace(namespace: string): void {
+    if (this.#storage.get('namespaces', namespace) === undefined) {
+      throw notFound('', 'namespaces', namespace);
+    }
+  }
+
+  #generateName(prefix: string): string {
+    let s = '';
+    for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
+    return prefix + s;
+  }
+
+  /** Creates an object. */
+  create(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): StoredObject {
+    const obj = this.#checkEnvelope(type, version, body);
+    const meta = (obj.metadata ??= {});
+    if (type.namespaced) {
+      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    if ((meta.name ?? '') === '' && meta.generateName) {
+      for (let i = 0; i < 8; i++) {
+        meta.name = this.#generateName(meta.generateName);
+        if (
+          !this.#storage.get(
+            groupResourceKey(type.group, type.resource),
+            objectKey(namespace, meta.name),
+          )
+        )
+          break;
+      }
+    }
+    const name = meta.name ?? '';
+    const causes = validateObjectMeta(obj, type.nameRule);
+    if (type.crdName === undefined && type.resource === 'customresourcedefinitions') {
+      causes.push(...validateCrd(obj));
+    }
+    if (causes.length > 0) throw this.#invalid(type, name, causes);
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      throw statusError(
+        500,
+        'InternalError',
+        'resourceVersion should not be set on objects to be created',
+      );
+    }
+    const grKey = groupResourceKey(type.group, type.resource);
+    if (type.namespaced) this.#requireNamespace(namespace);
+    if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
+      throw alreadyExists(type.group, type.resource, name);
+    }
+    meta.uid = randomUUID();
+    meta.creationTimestamp = this.#now();
+    if (type.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    let stored = obj;
+    if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
+    if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
+      stored = withCrdStatus(stored, this.#now());
+      const crType = crdResourceType(stored);
+      const existing = this.#registry.byGroupResource(crType.group, crType.resource);
+      if (existing && existing.crdName === undefined) {
+        throw this.#invalid(type, name, [
+          {
+            reason: 'FieldValueInvalid',
+            field: 'spec.names.plural',
+            message: `Invalid value: "${crType.resource}": conflicts with a built-in resource`,
+          },
+        ]);
+      }
+    }
+    if (opts.dryRun) {
+      return {
+        obj: stored,
+        json: JSON.stringify(stored),
+        rv: 0,
+        namespace,
+        key: objectKey(namespace, name),
+      };
+    }
+    const result = this.#storage.commit(
+      'ADDED',
+      grKey,
+      type.namespaced ? namespace : '',
+      name,
+      stored,
+    );
+    if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
+      this.#registry.add(crdResourceType(result.obj));
+    }
+    return result;
+  }
+
+  #resetStatusOnCreate(type: ResourceType, obj: UnstructuredObject): UnstructuredObject {
+    if (type.group === '' && type.resource === 'namespaces') {
+      const spec = isObject(obj.spec) ? obj.spec : {};
+      const name = obj.metadata?.name ?? '';
+      const metadata = {
+        ...obj.metadata,
+        labels: { ...obj.metadata?.labels, 'kubernetes.io/metadata.name': name },
+      };
+      return {
+        ...obj,
+        metadata,
+        spec: { finalizers: ['kubernetes'], ...spec },
+        status: { phase: 'Active' },
+      };
+    }
+    if (!type.statusSubresource) return obj;
+    const out = { ...obj };
+    delete out.status;
+    if (type.group === '' && type.resource === 'pods') {
+      out.status = { phase: 'Pending', qosClass: 'BestEffort' };
+    }
+    if (type.group === '' && type.resource === 'services') out.status = { loadBalancer: {} };
+    return out;
+  }
+
+  /** Gets an object. */
+  get(type: ResourceType, namespace: string, name: string): StoredObject {
+    const o = this.#storage.get(
+      groupResourceKey(type.group, type.resource),
+      objectKey(type.namespaced ? namespace : '', name),
+    );
+    if (!o) throw notFound(type.group, type.resource, name);
+    return o;
+  }
+
+  /**
+   * Replaces an object (PUT), or its status when `subresource` is `status`.
+   */
+  update(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions = {},
+  ): StoredObject {
+    const obj = this.#checkEnvelope(type, version, body);
+    const meta = (obj.metadata ??= {});
+    if ((meta.name ?? '') === '') meta.name = name;
+    if (meta.name !== name) {
+      throw badRequest(
+        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
+      );
+    }
+    if (type.namespaced) {
+      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+    const existing = this.get(type, namespace, name);
+    return this.#replace(type, existing, obj, subresource, opts);
+  }
+
+  #replace(
+    type: ResourceType,
+    existing: StoredObject,
+    obj: UnstructuredObject,
+    subresource: string,
+    opts: WriteOptions,
+  ): StoredObject {
+    const meta = (obj.metadata ??= {});
+    const name = existing.obj.metadata?.name ?? '';
+    const rv = meta.resourceVersion;
+    if (rv !== undefined && rv !== '' && rv !== existing.obj.metadata?.resourceVersion) {
+      throw conflict(type.group, type.resource, name);
+    }
+    const old = existing.obj;
+    const oldMeta = old.metadata ?? {};
+    let next: UnstructuredObject;
+    if (subresource === 'status') {
+      next = { ...old, metadata: { ...oldMeta } };
+      if (obj.status === undefined) delete next.status;
+      else next.status = obj.status;
+    } else {
+      next = obj;
+      if (type.statusSubresource && !opts.seed) {
+        if (old.status === undefined) delete next.status;
+        else next.status = old.status;
+      }
+      const m = (next.metadata ??= {});
+      if (oldMeta.uid !== undefined) m.uid = oldMeta.uid;
+      if (oldMeta.creationTimestamp !== undefined) m.creationTimestamp = oldMeta.creationTimestamp;
+      if (oldMeta.deletionTimestamp !== undefined) m.deletionTimestamp = oldMeta.deletionTimestamp;
+      else delete m.deletionTimestamp;
+      if (oldMeta.deletionGracePeriodSeconds !== undefined) {
+        m.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+      } else delete m.deletionGracePeriodSeconds;
+      if (oldMeta.generateName !== undefined && m.generateName === undefined) {
+        m.generateName = oldMeta.generateName;
+      }
+      const withStatus = !type.statusSubresource;
+      if (type.tracksGeneration) {
+        const gen = oldMeta.generation ?? 1;
+        m.generation = specPart(next, withStatus) !== specPart(old, withStatus) ? gen + 1 : gen;
+      } else delete m.generation;
+    }
+    const nm = (next.metadata ??= {});
+    nm.resourceVersion = oldMeta.resourceVersion ?? '';
+    const causes = validateObjectMeta(next, type.nameRule);
+    if (type.resource === 'customresourcedefinitions' && type.crdName === undefined) {
+      causes.push(...validateCrd(next));
+    }
+    if (causes.length > 0) throw this.#invalid(type, name, causes);
+    const grKey = groupResourceKey(type.group, type.resource);
+    const isCrd =
+      type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
+    if (isCrd && subresource !== 'status') next = withCrdStatus(next, this.#now());
+    if (stable(next) === stable(old)) return existing;
+    if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
+    if (nm.deletionTimestamp !== undefined && (nm.finalizers ?? []).length === 0) {
+      return this.#remove(type, existing.namespace, next);
+    }
+    const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
+    if (isCrd) this.#registry.add(crdResourceType(result.obj));
+    return result;
+  }
+
+  /** Applies a patch of a given content type. */
+  patch(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions = {},
+  ): { stored: StoredObject; created: boolean } {
+    if (contentType === 'application/apply-patch+yaml') {
+      const cur = this.#storage.get(
+        groupResourceKey(type.group, type.resource),
+        objectKey(type.namespaced ? namespace : '', name),
+      );
+      if (!cur) {
+        const obj = isObject(body) ? { ...body } : body;
+        if (isObject(obj)) obj.metadata = { ...(isObject(obj.metadata) ? obj.metadata : {}), name };
+        return { stored: this.create(type, version, namespace, obj, opts), created: true };
+      }
+    }
+    const existing = this.get(type, namespace, name);
+    const current = {
+      ...existing.obj,
+      apiVersion: ResourceStore.apiVersion(type, version),
+    };
+    let patched: unknown;
+    try {
+      switch (contentType) {
+        case 'application/merge-patch+json':
+        case 'application/apply-patch+yaml':
+          if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
+          patched = applyMergePatch(current, body);
+          break;
+        case 'application/json-patch+json':
+          patched = applyJsonPatch(current, body);
+          break;
+        case 'application/strategic-merge-patch+json':
+          if (!type.strategicMerge) {
+            throw statusError(
+              415,
+              'UnsupportedMediaType',
+              `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+            );
+          }
+          if (!isObject(body))
+            throw new PatchError('strategic merge patch must be a JSON object', 400);
+          patched = strategicMerge(current, body);
+          break;
+        default:
+          throw statusError(
+            415,
+            'UnsupportedMediaType',
+            `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
+          );
+      }
+    } catch (err) {
+      if (err instanceof PatchError) {
+        if (err.code === 400) throw badRequest(err.message);
+        throw statusError(
+          422,
+          'Invalid',
+          `the server rejected our request due to an error in our request: ${err.message}`,
+          {
+            name,
+            group: type.group,
+            kind: type.kind,
+          },
+        );
+      }
+      throw err;
+    }
+    if (!isObject(patched)) throw badRequest('the patch did not produce an object');
+    const obj = this.#checkEnvelope(type, version, patched);
+    const meta = (obj.metadata ??= {});
+    if (meta.name !== name) {
+      throw this.#invalid(type, name, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: 'Invalid value: field is immutable',
+        },
+      ]);
+    }
+    if (type.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    return { stored: this.#replace(type, existing, obj, subresource, opts), created: false };
+  }
+
+  #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {
+    const grKey = groupResourceKey(type.group, type.resource);
+    const name = obj.metadata?.name ?? '';
+    if (type.group === '' && type.resource === 'namespaces') this.#deleteNamespaceContents(name);
+    if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
+      this.#deleteCrdObjects(obj);
+    }
+    return this.#storage.commit('DELETED', grKey, namespace, name, {
+      ...obj,
+      metadata: { ...obj.metadata },
+    });
+  }
+
+  #deleteNamespaceContents(ns: string): void {
+    for (const t of this.#registry.all()) {
+      if (!t.namespaced) continue;
+      const grKey = groupResourceKey(t.group, t.resource);
+      for (const o of this.#storage.list(grKey, ns)) {
+        this.#storage.commit('DELETED', grKey, ns, o.obj.metadata?.name ?? '', {
+          ...o.obj,
+          metadata: { ...o.obj.metadata },
+        });
+      }
+    }
+  }
+
+  #deleteCrdObjects(crd: UnstructuredObject): void {
+    const t = crdResourceType(crd);
+    const grKey = groupResourceKey(t.group, t.resource);
+    for (const o of this.#storage.list(grKey)) {
+      this.#storage.commit('DELETED', grKey, o.namespace, o.obj.metadata?.name ?? '', {
+        ...o.obj,
+        metadata: { ...o.obj.metadata },
+      });
+    }
+    this.#storage.dropTable(grKey);
+    const served = this.#registry.byGroupResource(t.group, t.resource);
+    if (served?.crdName === crd.metadata?.name) this.#registry.remove(t.group, t.resource);
+  }
+
+  /** Deletes an object (or marks it, when finalizers or a pod's grace period hold it). */
+  delete(type: ResourceType, namespace: string, name: string, opts: DeleteOpts = {}): StoredObject {
+    const existing = this.get(type, namespace, name);
+    const meta = existing.obj.metadata ?? {};
+    const pre = opts.preconditions;
+    if (pre?.uid !== undefined && pre.uid !== meta.uid) {
+      throw conflict(
+        type.group,
+        type.resource,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
+      );
+    }
+    if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
+      throw conflict(
+        type.group,
+        type.resource,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+      );
+    }
+    const finalizers = meta.finalizers ?? [];
+    const grKey = groupResourceKey(type.group, type.resource);
+    let grace = 0;
+    if (type.group === '' && type.resource === 'pods') {
+      const spec = isObject(existing.obj.spec) ? existing.obj.spec : {};
+      const status = isObject(existing.obj.status) ? existing.obj.status : {};
+      const scheduled = typeof spec.nodeName === 'string' && spec.nodeName !== '';
+      const done = status.phase === 'Succeeded' || status.phase === 'Failed';
+      if (scheduled && !done) {
+        const dflt =
+          typeof spec.terminationGracePeriodSeconds === 'number'
+            ? spec.terminationGracePeriodSeconds
+            : 30;
+        grace = opts.gracePeriodSeconds ?? dflt;
+      }
+    }
+    if (finalizers.length > 0 || grace > 0) {
+      if (
+        meta.deletionTimestamp !== undefined &&
+        (grace === 0 || (meta.deletionGracePeriodSeconds ?? 0) <= grace)
+      ) {
+        if (grace === 0 && finalizers.length === 0) return this.#commitRemove(type, existing, opts);
+        return existing;
+      }
+      const next = clone(existing.obj);
+      const m = (next.metadata ??= {});
+      m.deletionTimestamp = new Date(this.#clock.now() + grace * 1000)
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z');
+      m.deletionGracePeriodSeconds = grace;
+      if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
+      return this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
+    }
+    return this.#commitRemove(type, existing, opts);
+  }
+
+  #commitRemove(type: ResourceType, existing: StoredObject, opts: DeleteOpts): StoredObject {
+    if (opts.dryRun) return existing;
+    return this.#remove(type, existing.namespace, existing.obj);
+  }
+
+  /** Deletes every selected object; returns what was deleted or marked. */
+  deleteCollection(type: ResourceType, query: ListQuery, opts: DeleteOpts = {}): StoredObject[] {
+    const { items } = this.list(type, {
+      ...query,
+      limit: 0,
+      continueToken: undefined,
+      resourceVersion: undefined,
+    });
+    const out: StoredObject[] = [];
+    for (const o of items) {
+      try {
+        out.push(this.delete(type, o.namespace, o.obj.metadata?.name ?? '', opts));
+      } catch {
+        // deleted concurrently (e.g. by a namespace cascade): skip
+      }
+    }
+    return out;
+  }
+
+  /** Validates a field selector against the resource's selectable fields. */
+  checkFieldSelector(type: ResourceType, field: FieldSelector | undefined): void {
+    if (!field) return;
+    for (const r of field.requirements) {
+      const ok =
+        r.field === 'metadata.name' ||
+        (r.field === 'metadata.namespace' && type.namespaced) ||
+        type.fieldSelectors.has(r.field);
+      if (!ok) {
+        if (type.crdName !== undefined) {
+          throw badRequest(
+            `"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
+          );
+        }
+        throw badRequest(`field label not supported: ${r.field}`);
+      }
+    }
+  }
+
+  /** Whether an object matches a list/watch query. */
+  selected(type: ResourceType, o: StoredObject, q: Pick<ListQuery, 'label' | 'field'>): boolean {
+    if (q.label && !q.label.matches(o.obj.metadata?.labels)) return false;
+    if (q.field && !q.field.matches(selectableFields(o.obj, type))) return false;
+    return true;
+  }
+
+  /**
+   * Lists (one page of) a resource. A resourceVersion newer than the store's is reported
+   * by returning `{ tooNew: rv }` so that the HTTP layer can wait for it.
+   */
+  list(type: ResourceType, q: ListQuery): ListResult {
+    const grKey = groupResourceKey(type.group, type.resource);
+    const current = this.#storage.resourceVersion;
+    let rv = current;
+    let start = '';
+    let limit = q.limit;
+    if (q.continueToken) {
+      const c = decodeContinue(q.continueToken);
+      if (c.rv < this.#storage.compactedResourceVersion) {
+        throw statusError(
+          410,
+          'Expired',
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+        );
+      }
+      rv = c.rv;
+      start = c.start;
+    } else if (q.resourceVersion !== undefined && q.resourceVersion !== '') {
+      const asked = Number(q.resourceVersion);
+      if (!Number.isInteger(asked) || asked < 0) {
+        throw badRequest(
+          `resourceVersion: Invalid value: "${q.resourceVersion}": must be a valid resource version`,
+        );
+      }
+      const exact =
+        q.resourceVersionMatch === 'Exact' ||
+        (q.resourceVersionMatch === undefined && limit > 0 && asked !== 0);
+      if (asked === 0) {
+        if (q.resourceVersionMatch === undefined) limit = 0;
+      } else if (asked > current) {
+        throw new TooLargeResourceVersion(asked, current);
+      } else if (exact) {
+        if (asked < this.#storage.compactedResourceVersion) {
+          throw tooOld(q.resourceVersion, this.#storage.compactedResourceVersion + 1);
+        }
+        rv = asked;
+      }
+    } else if (q.resourceVersionMatch !== undefined) {
+      throw badRequest(
+        `resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`,
+      );
+    }
+    const ns = type.namespaced ? q.namespace : undefined;
+    const all =
+      rv === current ? this.#storage.list(grKey, ns) : this.#storage.listAt(grKey, rv, ns);
+    const items: StoredObject[] = [];
+    let i = 0;
+    if (start !== '') {
+      // Binary search past the start key.
+      let lo = 0;
+      let hi = all.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((all[mid]?.key ?? '') <= start) lo = mid + 1;
+        else hi = mid;
+      }
+      i = lo;
+    }
+    const filtered = q.label !== undefined || q.field !== undefined;
+    for (; i < all.length; i++) {
+      const o = all[i];
+      if (!o) continue;
+      if (filtered && !this.selected(type, o, q)) continue;
+      if (limit > 0 && items.length === limit) break;
+      items.push(o);
+    }
+    let continueToken = '';
+    let remaining: number | undefined;
+    if (limit > 0 && i < all.length) {
+      const last = items[items.length - 1];
+      if (last) {
+        // Is anything selected left?
+        let more = !filtered;
+        for (let j = i; !more && j < all.length; j++) {
+          const o = all[j];
+          if (o && this.selected(type, o, q)) more = true;
+        }
+        if (more) {
+          continueToken = encodeContinue(rv, last.key);
+          if (!filtered) remaining = all.length - i;
+        }
+      }
+    }
+    return { rv, items, continueToken, remaining };
+  }
+
+  /** Resolves a name rule check for names in URLs (used by the HTTP layer). */
+  static validPathName(name: string): boolean {
+    return nameErrors(name, 'pathSegment').length === 0;
+  }
+}
+
+/** A list or watch asked for a resourceVersion newer than the store's. */
+export class TooLargeResourceVersion extends KubeControllerKitError {
+  /** The version asked for. */
+  readonly asked: number;
+  /** The current version. */
+  readonly current: number;
+  /** @param asked - asked; @param current - current. */
+  constructor(asked: number, current: number) {
+    super(`Too large resource version: ${asked}, current: ${current}`);
+    this.asked = asked;
+    this.current = current;
+  }
+}
