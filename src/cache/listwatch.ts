@@ -28,3 +28,53 @@ export interface ListerWatcher<T> {
   /** Start a watch; resolves once the server has accepted it. */
   watch(options: ListOptions, signal: AbortSignal): Promise<AsyncIterable<WatchEvent<T>>>;
 }
+
+/**
+ * The two calls of a resource client a {@link ListerWatcher} needs; `ResourceClient` from
+ * the client module fits.
+ */
+export interface ListWatchClient<T> {
+  /** List one page. */
+  list(options: ListOptions, request: { signal?: AbortSignal }): Promise<ObjectList<T>>;
+  /** Start a watch. */
+  watch(
+    options: ListOptions,
+    request: { signal?: AbortSignal },
+  ): Promise<AsyncIterable<WatchEvent<T>>>;
+}
+
+/** Options of {@link listWatchFromClient}. */
+export interface ListWatchFromClientOptions {
+  /** Label selector applied to every list and watch. */
+  labelSelector?: string;
+  /** Field selector applied to every list and watch. */
+  fieldSelector?: string;
+  /**
+   * Last word on the options of every list and watch (e.g. to add a selector computed at
+   * run time). It receives a copy; return a new object or change the copy.
+   */
+  tweakListOptions?: (options: ListOptions) => ListOptions | void;
+}
+
+/**
+ * A {@link ListerWatcher} over a resource client, with the same selectors on lists and
+ * watches (client-go's `NewFilteredListWatchFromClient`).
+ */
+export function listWatchFromClient<T>(
+  client: ListWatchClient<T>,
+  options: ListWatchFromClientOptions = {},
+): ListerWatcher<T> {
+  const prepare = (base: ListOptions): ListOptions => {
+    const o: ListOptions = { ...base };
+    if (options.labelSelector !== undefined && options.labelSelector !== '')
+      o.labelSelector = options.labelSelector;
+    if (options.fieldSelector !== undefined && options.fieldSelector !== '')
+      o.fieldSelector = options.fieldSelector;
+    if (options.tweakListOptions === undefined) return o;
+    return options.tweakListOptions(o) ?? o;
+  };
+  return {
+    list: (listOptions, signal) => client.list(prepare(listOptions), { signal }),
+    watch: (watchOptions, signal) => client.watch(prepare(watchOptions), { signal }),
+  };
+}

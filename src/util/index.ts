@@ -8,3 +8,11 @@ export type { Clock, Timer } from './clock.js';
 export { consoleLogger, defaultLogger, noopLogger } from './logger.js';
 export type { Logger, LogFields, LogLevel } from './logger.js';
 export { KubeControllerKitError, errorMessage, isAbortError } from './errors.js';
+export {
+  Backoff,
+  DelayWithReset,
+  jitter,
+  defaultReflectorBackoff,
+  defaultBackoffResetMs,
+} from './backoff.js';
+export type { BackoffOptions, DelayWithResetOptions } from './backoff.js';

@@ -1,0 +1,326 @@
+/**
+ * RealFIFO: the in-order queue that drives client-go's informers since 1.33.
+ *
+ * Unlike {@link DeltaFIFO} it keeps one flat list of deltas in arrival order, with no
+ * per-key merging and no deduplication: every event is delivered, in the order the
+ * reflector saw it. That is what a consumer wants that forwards events to handlers: the
+ * handlers see the same sequence the server sent.
+ *
+ * Two modes for a relist (`replace()`) and a resync:
+ * - **atomic** (`atomicEvents: true`, the default, client-go 1.36): a relist becomes one
+ *   `ReplacedAll` delta with the whole list and a resync one `SyncAll` delta; bookmarks
+ *   become `Bookmark` deltas. The consumer diffs `ReplacedAll` against its cache and
+ *   applies it in one step, so readers of the cache never see half a relist.
+ * - **non-atomic** (1.33–1.35): a relist first queues a tombstone `Deleted` for every
+ *   queued or known key missing from the new list (unless its last queued delta is already
+ *   a delete), then a `Replaced` delta per listed object; a resync queues `Sync` for every
+ *   known key that has nothing queued.
+ *
+ * Consumption: `pop()` hands out one delta, `popBatch()` up to `maxBatch` consecutive
+ * plain deltas with distinct keys. As with DeltaFIFO, no item is handed out before the
+ * previous `process` has settled (one consumer). `isInInitialList` is computed before
+ * processing and the initial-population count drops after it.
+ *
+ * @module
+ */
+import type { Delta, KeyFunction, KeyListerGetter, TransformFunc } from './delta_fifo.js';
+import { FIFOClosedError } from './delta_fifo.js';
+import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
+
+/** A relist as one delta (atomic mode): the consumer diffs it against its cache. */
+export interface ReplacedAllDelta<T> {
+  /** Discriminator. */
+  readonly type: 'ReplacedAll';
+  /** Every object of the new list, transformed. */
+  readonly objects: readonly T[];
+  /** The list's resourceVersion. */
+  readonly resourceVersion: string;
+}
+
+/** A resync as one delta (atomic mode): the consumer re-delivers its cache as `Sync`. */
+export interface SyncAllDelta {
+  /** Discriminator. */
+  readonly type: 'SyncAll';
+}
+
+/** A watch bookmark (atomic mode): the cache is current up to `resourceVersion`. */
+export interface BookmarkDelta {
+  /** Discriminator. */
+  readonly type: 'Bookmark';
+  /** The bookmark's resourceVersion. */
+  readonly resourceVersion: string;
+}
+
+/** Anything a {@link RealFIFO} hands out. */
+export type RealFIFODelta<T> = Delta<T> | ReplacedAllDelta<T> | SyncAllDelta | BookmarkDelta;
+
+/** Processes one delta from {@link RealFIFO.pop}; may be async. */
+export type RealFIFOProcessFunc<T> = (
+  delta: RealFIFODelta<T>,
+  isInInitialList: boolean,
+) => void | Promise<void>;
+
+/** Processes a batch from {@link RealFIFO.popBatch}; may be async. */
+export type RealFIFOBatchProcessFunc<T> = (
+  deltas: RealFIFODelta<T>[],
+  isInInitialList: boolean,
+) => void | Promise<void>;
+
+/** Options of {@link RealFIFO}. */
+export interface RealFIFOOptions<T> {
+  /** Key of an object; default `deletionHandlingMetaNamespaceKeyFunc`. */
+  keyFunction?: KeyFunction<T>;
+  /** The cache the deltas are applied to (for tombstones and resync in non-atomic mode). */
+  knownObjects?: KeyListerGetter<T>;
+  /** Applied to incoming objects, except tombstones and `Sync` deltas. */
+  transformer?: TransformFunc<T>;
+  /** Relist as one `ReplacedAll`, resync as one `SyncAll`, bookmarks queued. Default true. */
+  atomicEvents?: boolean;
+}
+
+/** Default upper bound of {@link RealFIFO.popBatch}. */
+export const defaultMaxBatch = 1000;
+
+function isPlain<T>(d: RealFIFODelta<T>): d is Delta<T> {
+  return d.type !== 'ReplacedAll' && d.type !== 'SyncAll' && d.type !== 'Bookmark';
+}
+
+/**
+ * An ordered queue of single deltas with no merging; see the module documentation.
+ *
+ * @typeParam T - the object type.
+ */
+export class RealFIFO<T> {
+  #items: RealFIFODelta<T>[] = [];
+  #head = 0;
+  #populated = false;
+  #initialPopulationCount = 0;
+  #closed = false;
+  #lastResourceVersion = '';
+  #popping: Promise<unknown> = Promise.resolve();
+  #waiters: (() => void)[] = [];
+  readonly #keyFunction: KeyFunction<T>;
+  readonly #knownObjects: KeyListerGetter<T> | undefined;
+  readonly #transformer: TransformFunc<T> | undefined;
+  readonly #atomic: boolean;
+
+  /** @param options - key function, known objects, transformer, atomic mode. */
+  constructor(options: RealFIFOOptions<T> = {}) {
+    this.#keyFunction = options.keyFunction ?? deletionHandlingMetaNamespaceKeyFunc;
+    this.#knownObjects = options.knownObjects;
+    this.#transformer = options.transformer;
+    this.#atomic = options.atomicEvents ?? true;
+  }
+
+  /** True when relists and resyncs are queued as single `ReplacedAll`/`SyncAll` deltas. */
+  get atomicEvents(): boolean {
+    return this.#atomic;
+  }
+
+  /** The key of an object or tombstone. */
+  keyOf(obj: T | DeletedFinalStateUnknown<T>): string {
+    if (obj instanceof DeletedFinalStateUnknown) return obj.key;
+    return this.#keyFunction(obj);
+  }
+
+  /** Queue `Added`. */
+  add(obj: T): void {
+    this.#populated = true;
+    this.#push({ type: 'Added', object: this.#transform(obj) });
+  }
+
+  /** Queue `Updated`. */
+  update(obj: T): void {
+    this.#populated = true;
+    this.#push({ type: 'Updated', object: this.#transform(obj) });
+  }
+
+  /** Queue `Deleted` (every delete is delivered; there is no merging here). */
+  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+    this.#populated = true;
+    const object = obj instanceof DeletedFinalStateUnknown ? obj : this.#transform(obj);
+    this.#push({ type: 'Deleted', object });
+  }
+
+  /** A relist; see the module documentation for the two modes. */
+  replace(list: readonly T[], resourceVersion: string): void {
+    this.#lastResourceVersion = resourceVersion;
+    if (this.#atomic) {
+      const objects = this.#transformer === undefined ? list : list.map((o) => this.#transform(o));
+      this.#push({ type: 'ReplacedAll', objects, resourceVersion });
+    } else {
+      this.#replaceNonAtomic(list);
+    }
+    if (!this.#populated) {
+      this.#populated = true;
+      this.#initialPopulationCount = this.length;
+    }
+  }
+
+  /**
+   * A periodic resync: one `SyncAll` in atomic mode; otherwise `Sync` for each known key
+   * that has nothing queued (a no-op without `knownObjects`).
+   */
+  resync(): void {
+    if (this.#atomic) {
+      this.#push({ type: 'SyncAll' });
+      return;
+    }
+    if (this.#knownObjects === undefined) return;
+    const queued = new Set<string>();
+    for (let i = this.#head; i < this.#items.length; i++) {
+      const d = this.#items[i] as RealFIFODelta<T>;
+      if (isPlain(d)) queued.add(this.keyOf(d.object));
+    }
+    for (const key of this.#knownObjects.listKeys()) {
+      if (queued.has(key)) continue;
+      const obj = this.#knownObjects.getByKey(key);
+      if (obj === undefined) continue;
+      this.#push({ type: 'Sync', object: obj });
+    }
+  }
+
+  /** Record a bookmark; in atomic mode it is also queued for the consumer. */
+  bookmark(resourceVersion: string): void {
+    this.#lastResourceVersion = resourceVersion;
+    if (this.#atomic) this.#push({ type: 'Bookmark', resourceVersion });
+  }
+
+  /** The resourceVersion of the last relist or bookmark. */
+  lastResourceVersion(): string {
+    return this.#lastResourceVersion;
+  }
+
+  /**
+   * Take the oldest delta and run `process` on it; waits while empty, rejects with
+   * {@link FIFOClosedError} once closed and drained, rejects with `process`'s error if it
+   * fails (the delta is not requeued).
+   */
+  async pop(process: RealFIFOProcessFunc<T>): Promise<RealFIFODelta<T>> {
+    const [delta] = await this.popBatch(
+      (batch, initial) => process(batch[0] as RealFIFODelta<T>, initial),
+      1,
+    );
+    return delta as RealFIFODelta<T>;
+  }
+
+  /**
+   * Take up to `maxBatch` consecutive plain deltas with distinct keys (or one
+   * `ReplacedAll`/`SyncAll`/`Bookmark` alone) and run `process` on them.
+   */
+  popBatch(
+    process: RealFIFOBatchProcessFunc<T>,
+    maxBatch = defaultMaxBatch,
+  ): Promise<RealFIFODelta<T>[]> {
+    const run = this.#popping.then(
+      () => this.#popBatch(process, maxBatch),
+      () => this.#popBatch(process, maxBatch),
+    );
+    this.#popping = run.catch(() => undefined);
+    return run;
+  }
+
+  async #popBatch(
+    process: RealFIFOBatchProcessFunc<T>,
+    maxBatch: number,
+  ): Promise<RealFIFODelta<T>[]> {
+    while (this.#head >= this.#items.length) {
+      if (this.#closed) throw new FIFOClosedError('RealFIFO');
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+    const isInInitialList = !this.hasSynced();
+    const batch = this.#take(Math.max(1, maxBatch));
+    try {
+      await process(batch, isInInitialList);
+    } finally {
+      this.#initialPopulationCount = Math.max(0, this.#initialPopulationCount - batch.length);
+    }
+    return batch;
+  }
+
+  /** True once the items queued by the first `replace()` have been processed (or an add/update/delete came first). */
+  hasSynced(): boolean {
+    return this.#populated && this.#initialPopulationCount === 0;
+  }
+
+  /** Stop: pops drain what is queued, then reject with {@link FIFOClosedError}. */
+  close(): void {
+    this.#closed = true;
+    this.#wake();
+  }
+
+  /** True after {@link RealFIFO.close}. */
+  isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /** How many deltas are queued. */
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  #take(max: number): RealFIFODelta<T>[] {
+    const first = this.#items[this.#head] as RealFIFODelta<T>;
+    const batch: RealFIFODelta<T>[] = [first];
+    this.#head++;
+    if (isPlain(first) && max > 1) {
+      const keys = new Set<string>([this.keyOf(first.object)]);
+      while (batch.length < max && this.#head < this.#items.length) {
+        const next = this.#items[this.#head] as RealFIFODelta<T>;
+        if (!isPlain(next)) break;
+        const key = this.keyOf(next.object);
+        if (keys.has(key)) break;
+        keys.add(key);
+        batch.push(next);
+        this.#head++;
+      }
+    }
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return batch;
+  }
+
+  #replaceNonAtomic(list: readonly T[]): void {
+    const listed = new Set<string>();
+    for (const obj of list) listed.add(this.keyOf(obj));
+    const lastQueued = new Map<string, Delta<T>>();
+    for (let i = this.#head; i < this.#items.length; i++) {
+      const d = this.#items[i] as RealFIFODelta<T>;
+      if (isPlain(d)) lastQueued.set(this.keyOf(d.object), d);
+    }
+    for (const [key, last] of lastQueued) {
+      if (listed.has(key) || last.type === 'Deleted') continue;
+      const obj = last.object instanceof DeletedFinalStateUnknown ? last.object.obj : last.object;
+      this.#push({ type: 'Deleted', object: new DeletedFinalStateUnknown<T>(key, obj) });
+    }
+    if (this.#knownObjects !== undefined) {
+      for (const key of this.#knownObjects.listKeys()) {
+        if (listed.has(key) || lastQueued.has(key)) continue;
+        const known = this.#knownObjects.getByKey(key);
+        this.#push({ type: 'Deleted', object: new DeletedFinalStateUnknown<T>(key, known as T) });
+      }
+    }
+    for (const obj of list) this.#push({ type: 'Replaced', object: this.#transform(obj) });
+  }
+
+  #transform(obj: T): T {
+    return this.#transformer === undefined ? obj : this.#transformer(obj);
+  }
+
+  #push(delta: RealFIFODelta<T>): void {
+    this.#items.push(delta);
+    if (this.#waiters.length === 0) return;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+}

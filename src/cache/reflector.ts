@@ -1,0 +1,699 @@
+/**
+ * The Reflector keeps a store in step with the API server: list, then watch from the
+ * list's resourceVersion, forever, recovering from every failure.
+ *
+ * It is an explicit state machine (see `docs/reflector.md`):
+ *
+ * ```
+ *            ┌─────── list ok ───────┐
+ *  Listing ──┤                       ▼
+ *     ▲      └ error ─▶ BackingOff  Watching ── clean close / idle ──▶ Watching
+ *     │                  │   ▲          │  ── 429 / conn refused ─▶ BackingOff ─▶ Watching
+ *     └──────────────────┘   └──────────┘  ── 410 / other error ──▶ BackingOff ─▶ Listing
+ * ```
+ *
+ * Each state is one method that returns the next state. Backoff is a separate layer
+ * ({@link DelayWithReset}): the `BackingOff` state only sleeps for its next delay (or a
+ * server's Retry-After, whichever is longer) and moves on.
+ *
+ * The rules are client-go's (`tools/cache/reflector.go`): see the method docs.
+ *
+ * @module
+ */
+import {
+  isGone,
+  isResourceExpired,
+  isTooLargeResourceVersion,
+  isTooManyRequests,
+  ApiError,
+} from '../client/errors.js';
+import type { ListOptions, ObjectList, WatchEvent } from '../client/types.js';
+import type { BackoffOptions } from '../util/backoff.js';
+import { defaultBackoffResetMs, defaultReflectorBackoff, DelayWithReset } from '../util/backoff.js';
+import type { Clock, Timer } from '../util/clock.js';
+import { realClock } from '../util/clock.js';
+import { errorMessage, isAbortError, KubeControllerKitError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { defaultLogger } from '../util/logger.js';
+import type { KeyFunction } from './delta_fifo.js';
+import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
+import type { ListerWatcher } from './listwatch.js';
+
+/** What a reflector writes to: DeltaFIFO, RealFIFO and the Indexer all fit. */
+export interface ReflectorStore<T> {
+  /** An object was added. */
+  add(obj: T): void;
+  /** An object was modified. */
+  update(obj: T): void;
+  /** An object was deleted. */
+  delete(obj: T): void;
+  /** The full list, replacing everything (a relist). */
+  replace(list: T[], resourceVersion: string): void;
+  /** Periodic resync. */
+  resync(): void;
+  /** The store is current up to this resourceVersion (optional). */
+  bookmark?(resourceVersion: string): void;
+}
+
+/** Options of {@link Reflector}. */
+export interface ReflectorOptions<T> {
+  /** Name in logs and errors, e.g. `pods` or `default/pods`. Default `reflector`. */
+  name?: string;
+  /** Call `store.resync()` this often while watching; 0 (default) disables. */
+  resyncPeriodMs?: number;
+  /** Asked before each resync; a false answer skips it. */
+  shouldResync?: () => boolean;
+  /**
+   * Page size of lists. When set, every list is paged with it. When unset, lists use 500 per
+   * page, except lists at a specific resourceVersion (not `""`/`"0"`), which are unpaged so
+   * the watch cache can serve them (client-go's rule).
+   */
+  pageSize?: number;
+  /**
+   * Try a streaming list (a watch with `sendInitialEvents`) before listing; falls back to
+   * a list for good when the server rejects or ignores it. Default false.
+   */
+  watchListEnabled?: boolean;
+  /** Backoff between failures. Default 800 ms, ×2, jitter 1.0, cap 30 s. */
+  backoff?: BackoffOptions;
+  /** Start the backoff over when this long has passed since its last reset. Default 2 min. */
+  backoffResetMs?: number;
+  /**
+   * Restart a watch that delivers no event (bookmarks included) for this long, in ms: the
+   * connection is presumed dead. Default 5 min; 0 disables.
+   */
+  idleTimeoutMs?: number;
+  /** Watches ask the server for a timeout uniformly random in [min, 2·min] s. Default 300. */
+  minWatchTimeoutSeconds?: number;
+  /** Key of an object, for the streaming list's buffer. Default `namespace/name`. */
+  keyFunction?: KeyFunction<T>;
+  /** Source of time. */
+  clock?: Clock;
+  /** Where to log. */
+  logger?: Logger;
+  /** Called with every error that ends a list or a watch; must return quickly. Default: log it. */
+  watchErrorHandler?: (error: unknown, reflector: Reflector<T>) => void;
+  /** Source of randomness in [0, 1) (tests pin it). */
+  random?: () => number;
+}
+
+/** A watch that the server closed within a second without sending anything. */
+export class VeryShortWatchError extends KubeControllerKitError {
+  /** @param name - the reflector. */
+  constructor(name: string) {
+    super(
+      `${name}: unexpected watch close: the watch lasted less than a second and delivered no events; relisting after backoff`,
+    );
+  }
+}
+
+/** A watch that delivered nothing (not even a bookmark) for longer than the idle timeout. */
+export class WatchIdleTimeoutError extends KubeControllerKitError {
+  /** @param name - the reflector; @param idleMs - the timeout that elapsed. */
+  constructor(name: string, idleMs: number) {
+    super(
+      `${name}: the watch delivered nothing for ${idleMs} ms; presuming the connection dead and re-watching`,
+    );
+  }
+}
+
+/** A server that rejects or ignores streaming lists (`sendInitialEvents`). */
+export class WatchListUnsupportedError extends KubeControllerKitError {
+  /** @param name - the reflector; @param why - what the server did. */
+  constructor(name: string, why: string, options?: ErrorOptions) {
+    super(
+      `${name}: the server does not support streaming lists (${why}); falling back to paged lists`,
+      options,
+    );
+  }
+}
+
+/** The reflector is already running. */
+export class ReflectorAlreadyRunningError extends KubeControllerKitError {
+  /** @param name - the reflector. */
+  constructor(name: string) {
+    super(`${name}: run() called while already running; each reflector runs once at a time`);
+  }
+}
+
+/** The states of the run loop; each is handled by one method. */
+type State =
+  | { readonly phase: 'Listing' }
+  | { readonly phase: 'Watching' }
+  | {
+      readonly phase: 'BackingOff';
+      readonly then: 'Listing' | 'Watching';
+      readonly minDelayMs: number;
+    };
+
+const LISTING: State = { phase: 'Listing' };
+const WATCHING: State = { phase: 'Watching' };
+
+/** How a single watch ended. */
+type WatchOutcome =
+  | { readonly kind: 'closed' } // clean close or broken connection: re-watch
+  | { readonly kind: 'idle' } // idle timeout: re-watch
+  | { readonly kind: 'aborted' }
+  | { readonly kind: 'error'; readonly error: unknown };
+
+const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
+
+/** Find the first error in a cause chain carrying a Node network `code`. */
+function networkCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Connection refused (the server is down or restarting): retry the watch after backoff. */
+function isConnectionRefused(err: unknown): boolean {
+  return networkCode(err) === 'ECONNREFUSED';
+}
+
+function resourceVersionOf(obj: unknown): string | undefined {
+  const rv = (obj as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
+    ?.resourceVersion;
+  return typeof rv === 'string' ? rv : undefined;
+}
+
+/**
+ * Lists and watches one kind of object into a store, for as long as its signal is live.
+ *
+ * @typeParam T - the object type.
+ */
+export class Reflector<T> {
+  /** The name used in logs and errors. */
+  readonly name: string;
+  readonly #lw: ListerWatcher<T>;
+  readonly #store: ReflectorStore<T>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #random: () => number;
+  readonly #resyncPeriodMs: number;
+  readonly #shouldResync: (() => boolean) | undefined;
+  readonly #pageSize: number | undefined;
+  readonly #idleTimeoutMs: number;
+  readonly #minWatchTimeoutSeconds: number;
+  readonly #keyFunction: KeyFunction<T>;
+  readonly #backoffOptions: BackoffOptions;
+  readonly #backoffResetMs: number;
+  readonly #watchErrorHandler: (error: unknown, reflector: Reflector<T>) => void;
+  #watchListEnabled: boolean;
+  #lastSyncResourceVersion = '';
+  #rvUnavailable = false;
+  #paginatedResult = false;
+  #running = false;
+  /** False while a watch started at `""`/`"0"` has delivered only ADDED events. */
+  #trackingStarted = true;
+
+  /**
+   * @param listerWatcher - where objects come from.
+   * @param store - where they go.
+   * @param options - tuning; every field has client-go's default.
+   */
+  constructor(
+    listerWatcher: ListerWatcher<T>,
+    store: ReflectorStore<T>,
+    options: ReflectorOptions<T> = {},
+  ) {
+    this.name = options.name ?? 'reflector';
+    this.#lw = listerWatcher;
+    this.#store = store;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? defaultLogger;
+    this.#random = options.random ?? Math.random;
+    this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
+    this.#shouldResync = options.shouldResync;
+    this.#pageSize = options.pageSize;
+    this.#watchListEnabled = options.watchListEnabled ?? false;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+    this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    this.#keyFunction = options.keyFunction ?? deletionHandlingMetaNamespaceKeyFunc;
+    this.#backoffOptions = options.backoff ?? defaultReflectorBackoff;
+    this.#backoffResetMs = options.backoffResetMs ?? defaultBackoffResetMs;
+    this.#watchErrorHandler =
+      options.watchErrorHandler ?? ((err) => this.#defaultErrorHandler(err));
+  }
+
+  /** The resourceVersion of the last list, event or bookmark applied to the store (`""` before the first). */
+  lastSyncResourceVersion(): string {
+    return this.#lastSyncResourceVersion;
+  }
+
+  /**
+   * List and watch until `signal` aborts, retrying every failure with backoff. Resolves
+   * (never rejects) once aborted and everything it started — requests, streams, timers —
+   * has stopped.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new ReflectorAlreadyRunningError(this.name);
+    this.#running = true;
+    const delay = new DelayWithReset(this.#backoffOptions, {
+      resetAfterMs: this.#backoffResetMs,
+      clock: this.#clock,
+      random: this.#random,
+    });
+    let state: State = LISTING;
+    try {
+      while (!signal.aborted) {
+        switch (state.phase) {
+          case 'Listing':
+            state = await this.#listing(signal);
+            break;
+          case 'Watching':
+            state = await this.#watching(signal);
+            break;
+          case 'BackingOff':
+            state = await this.#backingOff(state, delay, signal);
+            break;
+        }
+      }
+    } finally {
+      this.#running = false;
+    }
+  }
+
+  // ── Listing ──────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Fill the store with a full list (or a streaming list), then watch. On failure: report,
+   * back off, list again.
+   */
+  async #listing(signal: AbortSignal): Promise<State> {
+    try {
+      if (this.#watchListEnabled) {
+        const next = await this.#watchList(signal);
+        if (next !== undefined) return next;
+      }
+      await this.#list(signal);
+      return WATCHING;
+    } catch (err) {
+      if (signal.aborted) return LISTING;
+      this.#reportError(err);
+      return backoffThen('Listing', err);
+    }
+  }
+
+  /** The resourceVersion to list at: `""` after a 410, `"0"` at first, else the last one synced. */
+  #relistResourceVersion(): string {
+    if (this.#rvUnavailable) return '';
+    if (this.#lastSyncResourceVersion === '') return '0';
+    return this.#lastSyncResourceVersion;
+  }
+
+  /**
+   * One full list into `store.replace()`. A 410 Gone/Expired or "too large resourceVersion"
+   * marks the version unavailable and relists at once with `""`.
+   */
+  async #list(signal: AbortSignal): Promise<void> {
+    const resourceVersion = this.#relistResourceVersion();
+    let result: { list: ObjectList<T>; paginated: boolean };
+    try {
+      result = await this.#pagedList(resourceVersion, signal);
+    } catch (err) {
+      if (signal.aborted || !(isGone(err) || isTooLargeResourceVersion(err))) throw err;
+      this.#logger.info(
+        `${this.name}: list at resourceVersion ${resourceVersion} failed; relisting with ""`,
+        {
+          error: errorMessage(err),
+        },
+      );
+      this.#rvUnavailable = true;
+      result = await this.#pagedList('', signal);
+    }
+    if (resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
+    const listRV = result.list.metadata.resourceVersion ?? '';
+    this.#store.replace(result.list.items, listRV);
+    this.#setLastSyncResourceVersion(listRV);
+    this.#rvUnavailable = false;
+  }
+
+  /**
+   * client-go's pager: pages of `limit` joined with `continue` tokens; continuation pages
+   * drop the resourceVersion; a 410 on a later page falls back to one unpaged list at the
+   * original resourceVersion.
+   */
+  async #pagedList(
+    resourceVersion: string,
+    signal: AbortSignal,
+  ): Promise<{ list: ObjectList<T>; paginated: boolean }> {
+    let limit: number | undefined = this.#pageSize ?? 500;
+    if (
+      this.#pageSize === undefined &&
+      !this.#paginatedResult &&
+      resourceVersion !== '' &&
+      resourceVersion !== '0'
+    ) {
+      limit = undefined; // let the watch cache serve it
+    }
+    let options: ListOptions =
+      limit === undefined ? { resourceVersion } : { resourceVersion, limit };
+    let items: T[] | undefined;
+    let listRV = '';
+    let paginated = false;
+    for (;;) {
+      let page: ObjectList<T>;
+      try {
+        page = await this.#lw.list(options, signal);
+      } catch (err) {
+        if (
+          options.continue === undefined ||
+          !(isResourceExpired(err) || isGone(err)) ||
+          signal.aborted
+        )
+          throw err;
+        this.#logger.info(
+          `${this.name}: continue token expired while paging; listing everything in one request`,
+        );
+        const full = await this.#lw.list({ resourceVersion }, signal);
+        return { list: full, paginated };
+      }
+      const token = page.metadata.continue ?? '';
+      if (token === '' && items === undefined) return { list: page, paginated };
+      if (items === undefined) {
+        items = [];
+        listRV = page.metadata.resourceVersion ?? '';
+      }
+      for (const item of page.items) items.push(item);
+      if (token === '')
+        return { list: { metadata: { resourceVersion: listRV }, items }, paginated };
+      options = limit === undefined ? { continue: token } : { limit, continue: token };
+      paginated = true;
+    }
+  }
+
+  /**
+   * A streaming list: a watch with `sendInitialEvents` whose events fill a buffer until the
+   * bookmark annotated `k8s.io/initial-events-end`; then `store.replace()` and the same
+   * stream continues as the watch. Returns undefined to fall back to a plain list (and
+   * disables streaming lists for good) when the server rejects or ignores the request.
+   */
+  async #watchList(signal: AbortSignal): Promise<State | undefined> {
+    const resourceVersion = this.#rvUnavailable ? '' : this.#lastSyncResourceVersion;
+    const options: ListOptions = {
+      resourceVersion,
+      resourceVersionMatch: 'NotOlderThan',
+      sendInitialEvents: true,
+      allowWatchBookmarks: true,
+      timeoutSeconds: this.#watchTimeoutSeconds(),
+    };
+    const buffer = new Map<string, T>();
+    let unsupported: string | undefined;
+    let synced = false;
+    const outcome = await this.#runWatch(options, signal, (event) => {
+      if (synced) return this.#applyEvent(event);
+      switch (event.type) {
+        case 'ADDED':
+        case 'MODIFIED':
+          buffer.set(this.#keyFunction(event.object), event.object);
+          return undefined;
+        case 'DELETED':
+          buffer.delete(this.#keyFunction(event.object));
+          return undefined;
+        case 'ERROR':
+          return new ApiError(event.object, { context: `${this.name}: streaming list` });
+        case 'BOOKMARK': {
+          const annotations = (
+            event.object as { metadata?: { annotations?: Record<string, string> } }
+          ).metadata?.annotations;
+          if (annotations?.[initialEventsEndAnnotation] !== 'true') {
+            unsupported = 'a bookmark arrived without the initial-events-end annotation';
+            return 'stop';
+          }
+          const rv = resourceVersionOf(event.object) ?? '';
+          this.#store.replace([...buffer.values()], rv);
+          buffer.clear();
+          this.#setLastSyncResourceVersion(rv);
+          this.#rvUnavailable = false;
+          synced = true;
+          this.#trackingStarted = true;
+          return 'started-resync';
+        }
+      }
+    });
+    if (outcome.kind === 'aborted') return LISTING;
+    if (!synced) {
+      const err = outcome.kind === 'error' ? outcome.error : undefined;
+      if (err !== undefined && (isGone(err) || isTooLargeResourceVersion(err))) {
+        this.#rvUnavailable = true;
+        throw err;
+      }
+      if (isTooManyRequests(err) || isConnectionRefused(err)) throw err as Error;
+      const rejected = err instanceof ApiError && (err.code === 400 || err.code === 422);
+      if (
+        unsupported !== undefined ||
+        rejected ||
+        outcome.kind === 'closed' ||
+        outcome.kind === 'idle'
+      ) {
+        const why =
+          unsupported ??
+          (rejected
+            ? `it answered ${errorMessage(err)}`
+            : 'the stream ended before the initial-events-end bookmark');
+        this.#watchListEnabled = false;
+        this.#logger.warn(new WatchListUnsupportedError(this.name, why).message);
+        return undefined;
+      }
+      throw err;
+    }
+    return this.#afterWatch(outcome);
+  }
+
+  // ── Watching ─────────────────────────────────────────────────────────────────────────
+
+  /** Watch from the last synced resourceVersion and decide, from how it ended, what next. */
+  async #watching(signal: AbortSignal): Promise<State> {
+    const options: ListOptions = {
+      resourceVersion: this.#lastSyncResourceVersion,
+      timeoutSeconds: this.#watchTimeoutSeconds(),
+      allowWatchBookmarks: true,
+    };
+    this.#trackingStarted = options.resourceVersion !== '' && options.resourceVersion !== '0';
+    const outcome = await this.#runWatch(options, signal, (event) => this.#applyEvent(event));
+    return this.#afterWatch(outcome);
+  }
+
+  /**
+   * - clean close (or a dropped connection) → re-watch at once;
+   * - idle timeout → re-watch at once;
+   * - 429 or connection refused → backoff, re-watch without relisting;
+   * - 410 Gone, very short watch, malformed stream, anything else → backoff, relist (at the
+   *   last resourceVersion; a 410 there relists with `""`).
+   */
+  #afterWatch(outcome: WatchOutcome): State {
+    switch (outcome.kind) {
+      case 'aborted':
+        return WATCHING;
+      case 'closed':
+        return WATCHING;
+      case 'idle':
+        this.#reportError(new WatchIdleTimeoutError(this.name, this.#idleTimeoutMs));
+        return WATCHING;
+      case 'error': {
+        const err = outcome.error;
+        this.#reportError(err);
+        if (isTooManyRequests(err) || isConnectionRefused(err)) return backoffThen('Watching', err);
+        return backoffThen('Listing', err);
+      }
+    }
+  }
+
+  /** `min·(1 + random)` seconds: spreads watch restarts over [min, 2·min]. */
+  #watchTimeoutSeconds(): number {
+    return Math.floor(this.#minWatchTimeoutSeconds * (this.#random() + 1));
+  }
+
+  /**
+   * Start one watch and feed its events to `onEvent` until it ends. Handles the idle
+   * timeout, the resync timer, the very-short-watch rule and cleanup: when this resolves,
+   * the stream is closed and no timer is left.
+   *
+   * `onEvent` returns an error to end the watch with it, `'stop'` to end it quietly as an
+   * error-free close, `'started-resync'` to start the resync timer (streaming list done).
+   */
+  async #runWatch(
+    options: ListOptions,
+    signal: AbortSignal,
+    onEvent: (event: WatchEvent<T>) => unknown,
+  ): Promise<WatchOutcome> {
+    const watchAc = new AbortController();
+    const onAbort = (): void => watchAc.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let idleTimer: Timer | undefined;
+    let resyncTimer: Timer | undefined;
+    let idled = false;
+    let failure: unknown;
+    let lastActivity = this.#clock.now();
+    const startedAt = lastActivity;
+    let eventCount = 0;
+
+    const armIdle = (delayMs: number): void => {
+      idleTimer = this.#clock.setTimeout(() => {
+        const quietFor = this.#clock.now() - lastActivity;
+        if (quietFor < this.#idleTimeoutMs) return armIdle(this.#idleTimeoutMs - quietFor);
+        idled = true;
+        watchAc.abort(new WatchIdleTimeoutError(this.name, this.#idleTimeoutMs));
+      }, delayMs);
+    };
+    const armResync = (): void => {
+      if (this.#resyncPeriodMs <= 0) return;
+      resyncTimer = this.#clock.setTimeout(() => {
+        try {
+          if (this.#shouldResync === undefined || this.#shouldResync()) this.#store.resync();
+          armResync();
+        } catch (err) {
+          failure = err;
+          watchAc.abort(err);
+        }
+      }, this.#resyncPeriodMs);
+    };
+
+    try {
+      let stream: AsyncIterable<WatchEvent<T>>;
+      try {
+        stream = await this.#lw.watch(options, watchAc.signal);
+      } catch (err) {
+        if (signal.aborted) return { kind: 'aborted' };
+        return { kind: 'error', error: err };
+      }
+      if (this.#idleTimeoutMs > 0) armIdle(this.#idleTimeoutMs);
+      if (options.sendInitialEvents !== true) armResync();
+      try {
+        for await (const event of stream) {
+          lastActivity = this.#clock.now();
+          eventCount++;
+          const result = onEvent(event);
+          if (result === 'stop') return { kind: 'closed' };
+          if (result === 'started-resync') armResync();
+          else if (result !== undefined) return { kind: 'error', error: result };
+          if (watchAc.signal.aborted) break;
+        }
+      } catch (err) {
+        if (signal.aborted) return { kind: 'aborted' };
+        if (failure !== undefined) return { kind: 'error', error: failure };
+        if (idled) return { kind: 'idle' };
+        if (
+          isAbortError(err, watchAc.signal) ||
+          err instanceof ApiError ||
+          networkCode(err) === undefined
+        ) {
+          return { kind: 'error', error: err };
+        }
+        // A dropped connection (ECONNRESET, socket hang up…) ends the watch like a close.
+        this.#logger.debug(`${this.name}: watch connection dropped`, { error: errorMessage(err) });
+      }
+      if (signal.aborted) return { kind: 'aborted' };
+      if (failure !== undefined) return { kind: 'error', error: failure };
+      if (idled) return { kind: 'idle' };
+      if (eventCount === 0 && this.#clock.now() - startedAt < 1000) {
+        return { kind: 'error', error: new VeryShortWatchError(this.name) };
+      }
+      return { kind: 'closed' };
+    } finally {
+      idleTimer?.cancel();
+      resyncTimer?.cancel();
+      signal.removeEventListener('abort', onAbort);
+      watchAc.abort();
+    }
+  }
+
+  /**
+   * Apply one watch event to the store and track the resourceVersion. A watch started at
+   * `""` or `"0"` begins with synthetic ADDED events in no particular version order, so
+   * tracking starts only at the first event of another type.
+   */
+  #applyEvent(event: WatchEvent<T>): unknown {
+    if (event.type === 'ERROR')
+      return new ApiError(event.object, { context: `${this.name}: watch` });
+    const obj = event.object;
+    if (obj === null || typeof obj !== 'object') {
+      this.#logger.warn(
+        `${this.name}: skipping a ${event.type} event whose object is not an object`,
+      );
+      return undefined;
+    }
+    try {
+      switch (event.type) {
+        case 'ADDED':
+          this.#store.add(obj);
+          break;
+        case 'MODIFIED':
+          this.#store.update(obj);
+          break;
+        case 'DELETED':
+          this.#store.delete(obj);
+          break;
+        case 'BOOKMARK': {
+          const rv = resourceVersionOf(obj);
+          if (rv !== undefined) this.#store.bookmark?.(rv);
+          break;
+        }
+      }
+    } catch (err) {
+      this.#logger.error(`${this.name}: unable to apply a ${event.type} event to the store`, {
+        error: errorMessage(err),
+      });
+    }
+    const rv = resourceVersionOf(obj);
+    if (rv !== undefined && (this.#trackingStarted || event.type !== 'ADDED')) {
+      this.#trackingStarted = true;
+      this.#setLastSyncResourceVersion(rv);
+    }
+    return undefined;
+  }
+
+  #setLastSyncResourceVersion(rv: string): void {
+    this.#lastSyncResourceVersion = rv;
+  }
+
+  // ── BackingOff ───────────────────────────────────────────────────────────────────────
+
+  /** Sleep for the next backoff delay, or the server's Retry-After if longer. */
+  async #backingOff(
+    state: Extract<State, { phase: 'BackingOff' }>,
+    delay: DelayWithReset,
+    signal: AbortSignal,
+  ): Promise<State> {
+    const ms = Math.max(delay.next(), state.minDelayMs);
+    this.#logger.debug(`${this.name}: backing off`, { ms: Math.round(ms), then: state.then });
+    try {
+      await this.#clock.sleep(ms, signal);
+    } catch {
+      return state; // aborted: the run loop stops
+    }
+    return state.then === 'Listing' ? LISTING : WATCHING;
+  }
+
+  // ── Errors ───────────────────────────────────────────────────────────────────────────
+
+  #reportError(err: unknown): void {
+    try {
+      this.#watchErrorHandler(err, this);
+    } catch (handlerError) {
+      this.#logger.error(`${this.name}: the watch error handler threw`, {
+        error: errorMessage(handlerError),
+      });
+    }
+  }
+
+  #defaultErrorHandler(err: unknown): void {
+    if (isGone(err)) {
+      this.#logger.info(`${this.name}: watch closed: ${errorMessage(err)}`);
+    } else {
+      this.#logger.warn(`${this.name}: ${errorMessage(err)}`);
+    }
+  }
+}
+
+function backoffThen(then: 'Listing' | 'Watching', err: unknown): State {
+  const retryAfter = err instanceof ApiError ? err.retryAfterSeconds : undefined;
+  return {
+    phase: 'BackingOff',
+    then,
+    minDelayMs: retryAfter !== undefined && retryAfter > 0 ? retryAfter * 1000 : 0,
+  };
+}
