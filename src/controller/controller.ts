@@ -1,0 +1,431 @@
+/**
+ * The controller: informers → event handlers → a rate-limited work queue → N workers →
+ * `reconcile(key, signal)` (controller-runtime's `Controller`, kube-rs's `Controller`).
+ *
+ * Rules:
+ *
+ * - **Keys, not objects.** Handlers enqueue `namespace/name` keys; `reconcile` reads the
+ *   current state from a lister. Repeated events for one key collapse into one reconcile.
+ * - **Never the same key on two workers**: the work queue holds a key that is being
+ *   reconciled and queues it again only after that reconcile returned.
+ * - **Results.** Nothing (or `undefined`): success, the key's failure history is forgotten.
+ *   `{ requeue: true }`: requeued through the rate limiter (`addRateLimited`), like a
+ *   failure but without an error. `{ requeueAfterMs }`: history forgotten, then requeued
+ *   after exactly that long (`addAfter`).
+ * - **Errors.** A reconcile that throws or rejects is reported (`onError`, else the logger)
+ *   and requeued through the rate limiter; with the default limiter the delays are 5 ms,
+ *   10 ms, 20 ms, … up to 1000 s. Nothing a reconcile does crashes the controller.
+ * - **Sync first.** `run()` waits until every handler registration has synced (each
+ *   informer listed, and every initial-list event queued) before starting workers.
+ *   Informers are started by the caller (or an informer factory), not by the controller.
+ * - **Shutdown.** When `run`'s signal aborts: `'drain'` (default) stops accepting new
+ *   keys and lets the workers finish what is in flight and what is queued (keys waiting
+ *   on a delay are dropped); `'abort'` aborts the signal passed to `reconcile` and stops
+ *   once the reconciles in flight have returned. Either way `run()` resolves after every
+ *   worker stopped and the event handlers were removed.
+ *
+ * @module
+ */
+import type {
+  AddEventHandlerOptions,
+  ResourceEventHandlerRegistration,
+} from '../cache/shared_informer.js';
+import type { ResourceEventHandler } from '../cache/processor.js';
+import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../cache/keys.js';
+import { waitForCacheSyncWithOptions } from '../cache/wait.js';
+import type { KubeObject } from '../client/types.js';
+import type { Clock } from '../util/clock.js';
+import { realClock } from '../util/clock.js';
+import { errorMessage, isAbortError, KubeControllerKitError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { defaultLogger } from '../util/logger.js';
+import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
+import type { RateLimiter } from '../workqueue/rate_limiters.js';
+import type { MetricsProvider } from '../workqueue/metrics.js';
+import { runWorkers } from '../workqueue/workers.js';
+import { ownerKeys } from './owner.js';
+import type { OwnerKeysOptions } from './owner.js';
+import type { UpdatePredicate } from './predicates.js';
+
+/**
+ * What a reconcile asks for besides success: `{ requeue: true }` reconciles the key again
+ * after the rate limiter's delay; `{ requeueAfterMs }` reconciles it again after exactly
+ * that many milliseconds (e.g. to poll something outside the cluster).
+ */
+export type ReconcileResult = { requeue: true } | { requeueAfterMs: number };
+
+/**
+ * Brings the object named by `key` (`namespace/name`, or `name` when cluster-scoped)
+ * toward its desired state. Read the current state from a lister; the object may be gone
+ * (then clean up). The signal aborts when the controller stops with `shutdown: 'abort'`.
+ */
+export type Reconciler = (
+  key: string,
+  signal: AbortSignal,
+) => Promise<ReconcileResult | void> | ReconcileResult | void;
+
+/** Options of a {@link Controller}. */
+export interface ControllerOptions {
+  /** The controller's name: in logs, errors, and as the work queue's (metrics) name. */
+  name: string;
+  /** The reconcile function. */
+  reconcile: Reconciler;
+  /** Number of concurrent reconciles (of different keys). Default 1. */
+  workers?: number;
+  /** Spaces retries of failed and `{ requeue: true }` keys. Default {@link defaultControllerRateLimiter}. */
+  rateLimiter?: RateLimiter;
+  /** Source of time for the queue's delays and the cache-sync polling. Default the real clock. */
+  clock?: Clock;
+  /** Where the controller logs. Default: warnings and errors to stderr. */
+  logger?: Logger;
+  /**
+   * Called with every reconcile failure and its key (after it was requeued). Default: log
+   * an error. A throwing hook is logged and ignored.
+   */
+  onError?: (error: unknown, key: string) => void;
+  /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
+  metricsProvider?: MetricsProvider;
+}
+
+/** Options of {@link Controller.run}. */
+export interface ControllerRunOptions {
+  /**
+   * What aborting the signal does: `'drain'` (default) finishes in-flight and queued keys;
+   * `'abort'` aborts the reconcile signal and stops after the in-flight reconciles return.
+   */
+  shutdown?: 'drain' | 'abort';
+}
+
+/**
+ * The part of an informer a controller needs; {@link SharedIndexInformer} has it. The
+ * informer must be started by someone else (the controller never starts one).
+ *
+ * @typeParam T - the object type.
+ */
+export interface ControllerInformer<T> {
+  /** Add an event handler; the registration tells when its initial events were delivered. */
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options?: AddEventHandlerOptions,
+  ): ResourceEventHandlerRegistration;
+  /** Remove a handler added before (called when the controller stops). */
+  removeEventHandler?(registration: ResourceEventHandlerRegistration): void;
+}
+
+/** Filters shared by {@link Controller.for}, {@link Controller.owns} and {@link Controller.watches}. */
+export interface WatchOptions<T extends KubeObject> {
+  /**
+   * Filters **update** events (old, new): the update enqueues only when it returns true.
+   * Adds and deletes always pass. See `generationChanged`, `labelsChanged`, `and`, `or`.
+   */
+  predicate?: UpdatePredicate<T>;
+  /** Filters every event by the (new, or deleted) object: false ignores the event. */
+  filter?: (obj: T) => boolean;
+}
+
+/** Options of {@link Controller.owns}: which owner references lead to the primary object. */
+export interface OwnsOptions<T extends KubeObject> extends WatchOptions<T>, OwnerKeysOptions {}
+
+/** `run()` was called twice on one controller. */
+export class ControllerAlreadyRunningError extends KubeControllerKitError {
+  /** @param name - the controller. */
+  constructor(name: string) {
+    super(
+      `controller ${name}: run() was already called; a controller runs once — create a new Controller to run again`,
+    );
+  }
+}
+
+/** {@link ControllerOptions} are invalid. */
+export class InvalidControllerOptionsError extends KubeControllerKitError {}
+
+/** A watch (for/owns/watches) was added after run() started. */
+export class ControllerStartedError extends KubeControllerKitError {
+  /** @param name - the controller; @param what - the call. */
+  constructor(name: string, what: string) {
+    super(
+      `controller ${name}: ${what} was called after run(); add every informer before calling run()`,
+    );
+  }
+}
+
+interface Watched {
+  readonly registration: ResourceEventHandlerRegistration;
+  readonly remove: () => void;
+}
+
+function isRequeueAfter(r: ReconcileResult): r is { requeueAfterMs: number } {
+  return typeof (r as { requeueAfterMs?: unknown }).requeueAfterMs === 'number';
+}
+
+/**
+ * A controller: informers feed keys into a rate-limited queue; workers reconcile them.
+ *
+ * @example
+ * ```ts
+ * const controller = new Controller({
+ *   name: 'applications',
+ *   workers: 4,
+ *   reconcile: async (key) => {
+ *     const [ns, name] = splitMetaNamespaceKey(key);
+ *     const app = appLister.byNamespace(ns).tryGet(name);
+ *     if (!app) return; // deleted
+ *     // … create or update children …
+ *     return { requeueAfterMs: 60_000 };
+ *   },
+ * })
+ *   .for(appInformer, { predicate: generationChanged })
+ *   .owns(deploymentInformer, { kind: 'Application', apiVersion: 'example.com/v1' });
+ * factory.start(signal); // informers are started by their owner
+ * await controller.run(signal); // resolves after shutdown
+ * ```
+ */
+export class Controller {
+  /** The controller's name. */
+  readonly name: string;
+  /**
+   * The work queue of keys (read it for metrics and tests: `len()`, `numRequeues(key)`,
+   * `waitingLen()`). Add keys with {@link Controller.enqueue}.
+   */
+  readonly queue: RateLimitingQueue<string>;
+  readonly #reconcile: Reconciler;
+  readonly #workers: number;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #onError: ((error: unknown, key: string) => void) | undefined;
+  readonly #watched: Watched[] = [];
+  #started = false;
+
+  /** @throws {@link InvalidControllerOptionsError} for a missing name or reconcile, or a bad worker count. */
+  constructor(options: ControllerOptions) {
+    if (typeof options.name !== 'string' || options.name === '') {
+      throw new InvalidControllerOptionsError('Controller needs a non-empty name');
+    }
+    if (typeof options.reconcile !== 'function') {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: reconcile must be a function (key, signal) => Promise<ReconcileResult | void>`,
+      );
+    }
+    const workers = options.workers ?? 1;
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: workers must be a positive integer, got ${String(workers)}`,
+      );
+    }
+    this.name = options.name;
+    this.#reconcile = options.reconcile;
+    this.#workers = workers;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? defaultLogger;
+    this.#onError = options.onError;
+    this.queue = new RateLimitingQueue<string>({
+      name: options.name,
+      clock: this.#clock,
+      rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.#clock),
+      ...(options.metricsProvider !== undefined
+        ? { metricsProvider: options.metricsProvider }
+        : {}),
+    });
+  }
+
+  /**
+   * Watch the primary resource: every add, update (passing `predicate`) and delete
+   * enqueues the object's own key.
+   *
+   * @throws {@link ControllerStartedError} after run().
+   */
+  for<T extends KubeObject>(informer: ControllerInformer<T>, options: WatchOptions<T> = {}): this {
+    return this.#watch(informer, (obj) => [metaNamespaceKeyFunc(obj)], options, 'for');
+  }
+
+  /**
+   * Watch a child resource: an event enqueues the key of the child's controlling owner of
+   * `kind` (see {@link ownerKeys}); for an update, the owners of both the old and the new
+   * object, so an owner that lost its child hears about it too.
+   *
+   * @throws {@link ControllerStartedError} after run().
+   */
+  owns<T extends KubeObject>(informer: ControllerInformer<T>, options: OwnsOptions<T>): this {
+    return this.#watch(informer, (obj) => ownerKeys(obj, options), options, 'owns');
+  }
+
+  /**
+   * Watch any resource, mapping each changed object to the keys to reconcile (e.g. every
+   * Application that references a changed ConfigMap). For an update, the keys of the old
+   * and of the new object are enqueued. A throwing mapper is logged and the event ignored.
+   *
+   * @throws {@link ControllerStartedError} after run().
+   */
+  watches<T extends KubeObject>(
+    informer: ControllerInformer<T>,
+    mapToKeys: (obj: T) => readonly string[],
+    options: WatchOptions<T> = {},
+  ): this {
+    return this.#watch(informer, mapToKeys, options, 'watches');
+  }
+
+  #watch<T extends KubeObject>(
+    informer: ControllerInformer<T>,
+    mapToKeys: (obj: T) => readonly string[],
+    options: WatchOptions<T>,
+    what: 'for' | 'owns' | 'watches',
+  ): this {
+    if (this.#started) throw new ControllerStartedError(this.name, `${what}()`);
+    const { predicate, filter } = options;
+    const enqueueFor = (obj: T, event: string): void => {
+      try {
+        if (filter !== undefined && !filter(obj)) return;
+        for (const key of mapToKeys(obj)) this.queue.add(key);
+      } catch (err) {
+        this.#logger.warn(
+          `controller ${this.name}: ${what}() could not map a ${event} event to keys (${errorMessage(err)}); event ignored`,
+          { error: err },
+        );
+      }
+    };
+    const handler: ResourceEventHandler<T> = {
+      onAdd: (obj) => enqueueFor(obj, 'add'),
+      onUpdate: (oldObj, newObj) => {
+        if (predicate !== undefined && !predicate(oldObj, newObj)) return;
+        if (what !== 'for') enqueueFor(oldObj, 'update');
+        enqueueFor(newObj, 'update');
+      },
+      onDelete: (objOrTombstone) => {
+        if (!(objOrTombstone instanceof DeletedFinalStateUnknown)) {
+          enqueueFor(objOrTombstone, 'delete');
+        } else if (what === 'for') {
+          // The tombstone's key is the primary object's key, even without its last state.
+          const obj = objOrTombstone.obj as T | undefined;
+          if (filter === undefined || obj === undefined || filter(obj)) {
+            this.queue.add(objOrTombstone.key);
+          }
+        } else {
+          enqueueFor(objOrTombstone.obj, 'delete');
+        }
+      },
+    };
+    const registration = informer.addEventHandler(handler, {
+      name: `controller ${this.name} ${what}`,
+    });
+    this.#watched.push({
+      registration,
+      remove: () => informer.removeEventHandler?.(registration),
+    });
+    return this;
+  }
+
+  /** Queue `key` for a reconcile (ignored after shutdown began). */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Queue `key` for a reconcile after `delayMs` (an earlier pending time wins). */
+  enqueueAfter(key: string, delayMs: number): void {
+    this.queue.addAfter(key, delayMs);
+  }
+
+  /**
+   * Wait for every informer registration to sync, run the workers until `signal` aborts,
+   * shut down as `options.shutdown` says, and resolve once every worker has stopped and
+   * the handlers were removed. Never rejects because of a reconcile.
+   *
+   * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
+   */
+  async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {
+    if (this.#started) throw new ControllerAlreadyRunningError(this.name);
+    this.#started = true;
+    const mode = options.shutdown ?? 'drain';
+    const reconcileAbort = new AbortController();
+    const onAbort = (): void => {
+      if (mode === 'abort') {
+        reconcileAbort.abort(signal.reason);
+        this.queue.shutDown();
+      } else {
+        void this.queue.shutDownWithDrain();
+      }
+    };
+    try {
+      this.#logger.info(`controller ${this.name}: waiting for caches to sync`);
+      const synced = await waitForCacheSyncWithOptions(
+        signal,
+        this.#watched.map(
+          ({ registration }) =>
+            () =>
+              registration.hasSynced(),
+        ),
+        { clock: this.#clock },
+      );
+      if (!synced) {
+        this.#logger.info(`controller ${this.name}: stopped before the caches synced`);
+        return;
+      }
+      if (signal.aborted) return;
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#logger.info(
+        `controller ${this.name}: caches synced; starting ${this.#workers} worker(s)`,
+      );
+      await runWorkers(
+        this.queue,
+        this.#workers,
+        (key: string, workerSignal: AbortSignal) => this.#processKey(key, workerSignal),
+        reconcileAbort.signal,
+        { logger: this.#logger },
+      );
+      this.#logger.info(`controller ${this.name}: workers stopped`);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.queue.shutDown();
+      for (const { remove } of this.#watched) {
+        try {
+          remove();
+        } catch (err) {
+          this.#logger.warn(`controller ${this.name}: could not remove an event handler`, {
+            error: err,
+          });
+        }
+      }
+    }
+  }
+
+  async #processKey(key: string, signal: AbortSignal): Promise<void> {
+    let result: ReconcileResult | void;
+    try {
+      result = await this.#reconcile(key, signal);
+    } catch (err) {
+      if (signal.aborted && isAbortError(err, signal)) {
+        this.#logger.debug(`controller ${this.name}: reconcile of ${key} aborted by shutdown`);
+        return;
+      }
+      this.queue.addRateLimited(key);
+      this.#report(err, key);
+      return;
+    }
+    if (result === undefined || result === null) {
+      this.queue.forget(key);
+    } else if (isRequeueAfter(result)) {
+      this.queue.forget(key);
+      this.queue.addAfter(key, result.requeueAfterMs);
+    } else if (result.requeue === true) {
+      this.queue.addRateLimited(key);
+    } else {
+      this.queue.forget(key);
+    }
+  }
+
+  #report(err: unknown, key: string): void {
+    try {
+      if (this.#onError !== undefined) {
+        this.#onError(err, key);
+        return;
+      }
+    } catch (hookErr) {
+      this.#logger.error(`controller ${this.name}: onError hook threw`, { key, error: hookErr });
+      return;
+    }
+    this.#logger.error(
+      `controller ${this.name}: reconcile of ${key} failed (requeued with backoff): ${errorMessage(err)}`,
+      { key, requeues: this.queue.numRequeues(key), error: err },
+    );
+  }
+}
