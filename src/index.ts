@@ -1,8 +1,15 @@
 /**
  * kube-controller-kit: client-go's controller machinery for TypeScript.
  *
+ * The in-memory API server lives at `kube-controller-kit/testing`, the Prometheus adapter at
+ * `kube-controller-kit/metrics`, and the CRD type generator at `kube-controller-kit/codegen`.
+ *
  * @packageDocumentation
  */
 export * from './util/index.js';
 export * from './client/index.js';
 export * from './cache/index.js';
+export * from './dynamic/index.js';
+export * from './workqueue/index.js';
+export * from './leaderelection/index.js';
+export * from './controller/index.js';

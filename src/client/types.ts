@@ -190,8 +190,18 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 /** One event of a watch stream. An `ERROR` event carries a {@link Status}. */
 export type WatchEvent<T> =
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK'; object: T }
-  | { type: 'ERROR'; object: Status };
+  | {
+      /** What happened to the object (BOOKMARK: only its resourceVersion is meaningful). */
+      type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+      /** The object after the change (for DELETED, its last state). */
+      object: T;
+    }
+  | {
+      /** The watch failed; the stream ends after this event. */
+      type: 'ERROR';
+      /** Why, as a Status (for example 410 Expired). */
+      object: Status;
+    };
 
 /** A group, version and resource: what the API server serves at one path. */
 export interface GroupVersionResource {

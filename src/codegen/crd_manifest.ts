@@ -64,7 +64,12 @@ export interface JsonSchemaProps {
   /** The field holds a whole Kubernetes object (apiVersion, kind, metadata, …). */
   'x-kubernetes-embedded-resource'?: boolean;
   /** CEL validation rules. */
-  'x-kubernetes-validations'?: { rule?: string; message?: string }[];
+  'x-kubernetes-validations'?: {
+    /** The CEL expression. */
+    rule?: string;
+    /** The message shown when the rule fails. */
+    message?: string;
+  }[];
   /** Any other keyword (allOf, anyOf, oneOf, not, list types, …); ignored for typing. */
   [keyword: string]: unknown;
 }

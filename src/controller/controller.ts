@@ -53,7 +53,15 @@ import type { UpdatePredicate } from './predicates.js';
  * after the rate limiter's delay; `{ requeueAfterMs }` reconciles it again after exactly
  * that many milliseconds (e.g. to poll something outside the cluster).
  */
-export type ReconcileResult = { requeue: true } | { requeueAfterMs: number };
+export type ReconcileResult =
+  | {
+      /** Reconcile again after the rate limiter's delay for this key. */
+      requeue: true;
+    }
+  | {
+      /** Reconcile again after this many milliseconds (the rate limiter's history is cleared). */
+      requeueAfterMs: number;
+    };
 
 /**
  * Brings the object named by `key` (`namespace/name`, or `name` when cluster-scoped)

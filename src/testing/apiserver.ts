@@ -91,7 +91,14 @@ export interface TestApiServerOptions {
 }
 
 /** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
-export type ResourceRef = string | { group?: string; resource: string };
+export type ResourceRef =
+  | string
+  | {
+      /** API group; omitted or `''` for the core group. */
+      group?: string;
+      /** Plural resource name. */
+      resource: string;
+    };
 
 /** A request as the server saw it (see {@link TestApiServer.requests}). */
 export interface RecordedRequest extends RequestInfo {

@@ -115,6 +115,14 @@ const DEFAULT_REASON: Record<number, [string, string]> = {
   504: ['Timeout', 'injected fault: timeout'],
 };
 
+/** A failure chosen for one request by {@link TestApiServerFaults.takeFailure}. */
+export interface InjectedFailure {
+  /** The Status to answer with. */
+  status: Status;
+  /** The Retry-After header to send, in seconds. */
+  retryAfterSeconds?: number;
+}
+
 /**
  * The fault controls of a test API server (`server.faults`).
  *
@@ -211,7 +219,7 @@ export class TestApiServerFaults {
   }
 
   /** The failure to answer a request with, consuming one armed failure (internal). */
-  takeFailure(req: RequestInfo): { status: Status; retryAfterSeconds?: number } | undefined {
+  takeFailure(req: RequestInfo): InjectedFailure | undefined {
     const f = this.#failures.find((x) => x.remaining > 0 && requestMatches(x.spec, req));
     if (!f) return undefined;
     f.remaining--;

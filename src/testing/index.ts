@@ -15,6 +15,7 @@ export type {
 export { TestApiServerFaults } from './faults.js';
 export type {
   FailureSpec,
+  InjectedFailure,
   FaultTarget,
   RequestFilter,
   RequestInfo,

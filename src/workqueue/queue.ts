@@ -43,8 +43,18 @@ export interface QueueOptions<T> {
 
 /** What {@link Queue.get} resolves to: an item to process, or the news that the queue is done. */
 export type QueueGetResult<T> =
-  | { readonly shutdown: false; readonly item: T }
-  | { readonly shutdown: true; readonly item?: undefined };
+  | {
+      /** False: an item was taken. */
+      readonly shutdown: false;
+      /** The item; call `done(item)` when finished with it. */
+      readonly item: T;
+    }
+  | {
+      /** True: the queue is shut down and drained; stop working. */
+      readonly shutdown: true;
+      /** Never set when shut down. */
+      readonly item?: undefined;
+    };
 
 interface Waiter<T> {
   resolve: (r: QueueGetResult<T>) => void;

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The `kube-controller-kit` command.
+ *
+ * - `kube-controller-kit apiserver [options]`: run the in-memory API server in the foreground.
+ * - `kube-controller-kit gen types <crd.yaml…> -o <dir>`: generate TypeScript types from CRDs.
+ *
+ * Each subcommand is loaded only when used, so `apiserver` does not need the code
+ * generator's optional dependencies.
+ *
+ * @module
+ */
+
+const usage = `usage:
+  kube-controller-kit apiserver [--kubeconfig PATH] [--port N] [--https] [--token T] [--client-cert]
+  kube-controller-kit gen types <crd.yaml...> -o <dir> [--check]
+run a subcommand with --help for its options`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'apiserver': {
+      const { runTestApiServerCli } = await import('../testing/cli.js');
+      return runTestApiServerCli(rest);
+    }
+    case 'gen': {
+      let runGenCli: (args: string[]) => Promise<number>;
+      try {
+        ({ runGenCli } = await import('../codegen/cli.js'));
+      } catch (err) {
+        process.stderr.write(
+          `kube-controller-kit gen needs the optional packages json-schema-to-typescript and yaml: ` +
+            `npm install --save-dev json-schema-to-typescript yaml (${(err as Error).message})\n`,
+        );
+        return 1;
+      }
+      return runGenCli(rest);
+    }
+    case undefined:
+    case '-h':
+    case '--help':
+    case 'help':
+      process.stdout.write(usage + '\n');
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`unknown command "${command}"\n${usage}\n`);
+      return 2;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));
