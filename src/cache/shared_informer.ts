@@ -1,0 +1,543 @@
+/**
+ * SharedIndexInformer: one list-and-watch of a resource feeding an indexed cache and any
+ * number of event handlers (client-go's `tools/cache/shared_informer.go`).
+ *
+ * Pipeline: a {@link Reflector} lists and watches into an in-order {@link RealFIFO} in
+ * atomic mode (client-go 1.36: a relist is one `ReplacedAll` delta, a resync one
+ * `SyncAll`); the informer pops batches and, **with no `await` between the pop and the
+ * cache update**, applies each delta to the {@link Indexer} and queues notifications to
+ * every handler's own unbounded buffer (see `processor.ts`). Rules:
+ *
+ * - Added/Updated/Replaced/Sync: the cache decides. A key already cached is updated and
+ *   handlers get `onUpdate(old, new)`; otherwise it is added and they get `onAdd`.
+ * - Deleted: removed from the cache; handlers get `onDelete` with the object or a
+ *   {@link DeletedFinalStateUnknown} tombstone.
+ * - A relist (`ReplacedAll`): tombstones for cached keys missing from the list, the cache
+ *   swapped in one step, every `onDelete`, then `onUpdate`/`onAdd` per listed object.
+ * - An update whose old and new objects share a resourceVersion is a *sync*: it goes only
+ *   to handlers due for resync.
+ * - A handler's failure is reported through `onHandlerError` and the logger; the cache and
+ *   the other handlers are unaffected.
+ *
+ * @module
+ */
+import type { GroupResource, KubeObject } from '../client/types.js';
+import type { BackoffOptions } from '../util/backoff.js';
+import type { Clock } from '../util/clock.js';
+import { realClock } from '../util/clock.js';
+import { errorMessage, KubeControllerKitError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { defaultLogger } from '../util/logger.js';
+import { FIFOClosedError } from './delta_fifo.js';
+import type { Delta, TransformFunc } from './delta_fifo.js';
+import type { Indexers, ReadonlyIndexer } from './indexer.js';
+import { Indexer, metaNamespaceIndexFunc, namespaceIndex } from './indexer.js';
+import { DeletedFinalStateUnknown } from './keys.js';
+import { Lister } from './listers.js';
+import type { ListerWatcher } from './listwatch.js';
+import type { HandlerErrorHook, ResourceEventHandler } from './processor.js';
+import { NotificationKind, ProcessorListener, SharedProcessor } from './processor.js';
+import { RealFIFO } from './real_fifo.js';
+import type { RealFIFODelta } from './real_fifo.js';
+import { Reflector } from './reflector.js';
+
+/** The smallest per-handler resync period; shorter ones are raised to it (client-go's). */
+export const minimumResyncPeriodMs = 1000;
+
+/** Called with every error that ends one of the reflector's lists or watches. */
+export type WatchErrorHandler = (error: unknown) => void;
+
+/** Options of {@link SharedIndexInformer}. */
+export interface SharedIndexInformerOptions<T> {
+  /** Name in logs and errors, e.g. `pods`. Default: the group resource, else `informer`. */
+  name?: string;
+  /** Names the resource in the lister's NotFound errors. Default `{ group: '', resource: name }`. */
+  groupResource?: GroupResource;
+  /**
+   * Default resync period of handlers added without one, and the resync check period.
+   * 0 (default) disables resync.
+   */
+  resyncPeriodMs?: number;
+  /** Index functions; default `{ namespace: metaNamespaceIndexFunc }`. */
+  indexers?: Indexers<T>;
+  /** Rewrites each object before it is cached (e.g. {@link stripManagedFields}). */
+  transform?: TransformFunc<T>;
+  /** Source of time. */
+  clock?: Clock;
+  /** Where to log. */
+  logger?: Logger;
+  /** Called with every error a handler throws or rejects with. */
+  onHandlerError?: HandlerErrorHook;
+  /** Called with every error that ends a list or watch. Default: log it. */
+  watchErrorHandler?: WatchErrorHandler;
+  /** Reflector: page size of lists. */
+  pageSize?: number;
+  /**
+   * Reflector: start with a streaming list (a watch with `sendInitialEvents`) instead of
+   * a list; falls back to paged lists for good when the server does not support it.
+   * Default true (client-go 1.35+'s `WatchListClient`): no giant list response to hold
+   * and parse, so a faster sync and a far lower memory peak (see docs/performance.md).
+   */
+  watchList?: boolean;
+  /** Reflector: restart a silent watch after this long (ms). */
+  idleTimeoutMs?: number;
+  /** Reflector: backoff between failures. */
+  backoff?: BackoffOptions;
+  /** Reflector: reset the backoff after this long (ms). */
+  backoffResetMs?: number;
+  /** Reflector: watches ask for a timeout in [min, 2·min] s. */
+  minWatchTimeoutSeconds?: number;
+  /** Reflector: randomness in [0, 1) (tests pin it). */
+  random?: () => number;
+  /** Largest number of deltas applied per FIFO pop. Default 1000. */
+  maxBatch?: number;
+}
+
+/** Options of {@link SharedIndexInformer.addEventHandler}. */
+export interface AddEventHandlerOptions {
+  /** This handler's resync period; default the informer's. 0 disables; see the clamping rules. */
+  resyncPeriodMs?: number;
+  /** Name of the handler in logs and in `onHandlerError`. */
+  name?: string;
+}
+
+/** The handle of one added handler. */
+export interface ResourceEventHandlerRegistration {
+  /**
+   * True once the informer has synced and every initial-list `onAdd` queued to this
+   * handler has been processed.
+   */
+  hasSynced(): boolean;
+}
+
+/** An operation that must happen before `run()` was attempted after it. */
+export class InformerAlreadyStartedError extends KubeControllerKitError {
+  /** @param name - the informer; @param what - the operation. */
+  constructor(name: string, what: string) {
+    super(`${name}: informer has already started; call ${what} before run()`);
+  }
+}
+
+/** An operation that needs a live informer was attempted after it stopped. */
+export class InformerStoppedError extends KubeControllerKitError {
+  /** @param name - the informer; @param what - the operation. */
+  constructor(name: string, what: string) {
+    super(
+      `${name}: informer was stopped; ${what} is not possible any more — create a new informer`,
+    );
+  }
+}
+
+/** `removeEventHandler` got something that no informer handed out. */
+export class InvalidRegistrationError extends KubeControllerKitError {
+  /** @param name - the informer. */
+  constructor(name: string) {
+    super(
+      `${name}: removeEventHandler needs the registration returned by addEventHandler of an informer`,
+    );
+  }
+}
+
+class Registration<T extends KubeObject> implements ResourceEventHandlerRegistration {
+  readonly informer: SharedIndexInformer<T>;
+  readonly listener: ProcessorListener<T>;
+  constructor(informer: SharedIndexInformer<T>, listener: ProcessorListener<T>) {
+    this.informer = informer;
+    this.listener = listener;
+  }
+  hasSynced(): boolean {
+    return this.informer.hasSynced() && this.listener.pendingInitial === 0;
+  }
+}
+
+function resourceVersionOf(obj: unknown): string | undefined {
+  return (obj as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion;
+}
+
+/**
+ * A shared informer with an indexed cache. See the module documentation.
+ *
+ * @typeParam T - the object type.
+ */
+export class SharedIndexInformer<T extends KubeObject> {
+  /** Name in logs and errors. */
+  readonly name: string;
+  readonly #lw: ListerWatcher<T>;
+  readonly #options: SharedIndexInformerOptions<T>;
+  readonly #indexer: Indexer<T>;
+  readonly #reader: ReadonlyIndexer<T>;
+  readonly #processor: SharedProcessor<T>;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #groupResource: GroupResource;
+  readonly #defaultResyncMs: number;
+  #resyncCheckPeriodMs: number;
+  #transform: TransformFunc<T> | undefined;
+  #watchErrorHandler: WatchErrorHandler | undefined;
+  #started = false;
+  #stopped = false;
+  #fifo: RealFIFO<T> | undefined;
+  #reflector: Reflector<T> | undefined;
+  #lister: Lister<T> | undefined;
+  #handlerCount = 0;
+
+  /**
+   * @param listerWatcher - where objects come from (see `listWatchFromClient`).
+   * @param options - name, resync, indexers, transform, hooks and reflector tuning.
+   */
+  constructor(listerWatcher: ListerWatcher<T>, options: SharedIndexInformerOptions<T> = {}) {
+    this.#lw = listerWatcher;
+    this.#options = options;
+    this.name = options.name ?? options.groupResource?.resource ?? 'informer';
+    this.#groupResource = options.groupResource ?? { group: '', resource: this.name };
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? defaultLogger;
+    this.#defaultResyncMs = Math.max(0, options.resyncPeriodMs ?? 0);
+    this.#resyncCheckPeriodMs = this.#defaultResyncMs;
+    this.#transform = options.transform;
+    this.#watchErrorHandler = options.watchErrorHandler;
+    this.#indexer = new Indexer<T>({
+      indexers: options.indexers ?? { [namespaceIndex]: metaNamespaceIndexFunc },
+    });
+    this.#reader = this.#indexer.reader();
+    this.#processor = new SharedProcessor<T>(this.#clock);
+  }
+
+  /** True once the first list has been applied to the cache. */
+  hasSynced(): boolean {
+    return this.#fifo?.hasSynced() ?? false;
+  }
+
+  /** The resourceVersion of the last list, event or bookmark seen (`""` before any). */
+  lastSyncResourceVersion(): string {
+    return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /** True once `run()` has returned (its signal aborted). */
+  isStopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** The resync check period currently in effect (ms; 0 = no resync). */
+  get resyncCheckPeriodMs(): number {
+    return this.#resyncCheckPeriodMs;
+  }
+
+  /**
+   * Set the transform applied to every object before it is cached. It may change the
+   * object in place and must be idempotent.
+   *
+   * @throws {@link InformerAlreadyStartedError} after `run()`.
+   */
+  setTransform(fn: TransformFunc<T>): void {
+    if (this.#started) throw new InformerAlreadyStartedError(this.name, 'setTransform');
+    this.#transform = fn;
+  }
+
+  /**
+   * Set the function called with every error that ends a list or watch.
+   *
+   * @throws {@link InformerAlreadyStartedError} after `run()`.
+   */
+  setWatchErrorHandler(fn: WatchErrorHandler): void {
+    if (this.#started) throw new InformerAlreadyStartedError(this.name, 'setWatchErrorHandler');
+    this.#watchErrorHandler = fn;
+  }
+
+  /**
+   * Add indexes; the objects already cached are indexed at once. Allowed after start.
+   *
+   * @throws {@link InformerStoppedError} once stopped; `IndexerConflictError` for a taken
+   *   name; `IndexFuncError` when a function fails on a cached object (nothing added).
+   */
+  addIndexers(indexers: Indexers<T>): void {
+    if (this.#stopped) throw new InformerStoppedError(this.name, 'addIndexers');
+    this.#indexer.addIndexers(indexers);
+  }
+
+  /** The cache, read-only: objects are shared and must not be mutated. */
+  getIndexer(): ReadonlyIndexer<T> {
+    return this.#reader;
+  }
+
+  /** Same as {@link SharedIndexInformer.getIndexer} (client-go's `GetStore`). */
+  getStore(): ReadonlyIndexer<T> {
+    return this.#reader;
+  }
+
+  /** A typed lister over the cache; NotFound errors name `groupResource`. */
+  lister(): Lister<T> {
+    this.#lister ??= new Lister<T>(this.#reader, this.#groupResource, { logger: this.#logger });
+    return this.#lister;
+  }
+
+  /**
+   * Add a handler. After start it is first replayed every cached object as
+   * `onAdd(obj, true)`. Resync: 0 disables; below 1 s is raised to 1 s; below the check
+   * period, before start the check period is lowered to it, after start it is raised to
+   * the check period.
+   *
+   * @throws {@link InformerStoppedError} once stopped.
+   */
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options: AddEventHandlerOptions = {},
+  ): ResourceEventHandlerRegistration {
+    if (this.#stopped) throw new InformerStoppedError(this.name, 'addEventHandler');
+    let resync = options.resyncPeriodMs ?? this.#defaultResyncMs;
+    if (resync < 0) resync = 0;
+    if (resync > 0) {
+      if (resync < minimumResyncPeriodMs) {
+        this.#logger.warn(
+          `${this.name}: resync period ${resync} ms is too small; using ${minimumResyncPeriodMs} ms`,
+        );
+        resync = minimumResyncPeriodMs;
+      }
+      if (resync < this.#resyncCheckPeriodMs) {
+        if (this.#started) {
+          this.#logger.warn(
+            `${this.name}: resync period ${resync} ms is below the informer's check period ${this.#resyncCheckPeriodMs} ms, which cannot change after start; using ${this.#resyncCheckPeriodMs} ms`,
+          );
+          resync = this.#resyncCheckPeriodMs;
+        } else {
+          this.#resyncCheckPeriodMs = resync;
+          this.#processor.resyncCheckPeriodChanged((r) => this.#determineResync(r));
+        }
+      }
+    }
+    const listener = new ProcessorListener<T>(handler, {
+      name: options.name ?? `${this.name} handler #${++this.#handlerCount}`,
+      requestedResyncPeriodMs: resync,
+      resyncPeriodMs: this.#determineResync(resync),
+      clock: this.#clock,
+      logger: this.#logger,
+      onHandlerError: this.#options.onHandlerError,
+    });
+    if (this.#started) {
+      // Replay the cache synchronously: no delta can slip in between.
+      for (const obj of this.#indexer.list()) {
+        listener.add({ kind: NotificationKind.Add, obj, oldObj: undefined, isInInitialList: true });
+      }
+    }
+    this.#processor.addListener(listener);
+    return new Registration<T>(this, listener);
+  }
+
+  /**
+   * Stop delivering to a handler (its buffered notifications are dropped). Unknown or
+   * already removed registrations are ignored.
+   *
+   * @throws {@link InvalidRegistrationError} for something addEventHandler did not return.
+   */
+  removeEventHandler(registration: ResourceEventHandlerRegistration): void {
+    if (!(registration instanceof Registration)) throw new InvalidRegistrationError(this.name);
+    if (registration.informer !== (this as SharedIndexInformer<T>)) return;
+    this.#processor.removeListener(registration.listener as ProcessorListener<T>);
+  }
+
+  /**
+   * List, watch, and feed the cache and handlers until `signal` aborts. Resolves once the
+   * reflector, the delta loop and every handler loop have stopped (notifications still
+   * buffered are dropped; a handler call in flight is awaited). A second call logs a
+   * warning and returns at once.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#started) {
+      this.#logger.warn(`${this.name}: run() called again; the informer runs only once`);
+      return;
+    }
+    this.#started = true;
+    if (signal.aborted) {
+      this.#stopped = true;
+      return;
+    }
+    const fifo = new RealFIFO<T>({
+      knownObjects: this.#indexer,
+      ...(this.#transform !== undefined ? { transformer: this.#transform } : {}),
+    });
+    this.#fifo = fifo;
+    const watchErrorHandler = this.#watchErrorHandler;
+    const o = this.#options;
+    const reflector = new Reflector<T>(this.#lw, fifo, {
+      name: this.name,
+      resyncPeriodMs: this.#resyncCheckPeriodMs,
+      shouldResync: () => this.#processor.shouldResync(),
+      clock: this.#clock,
+      logger: this.#logger,
+      ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
+      watchListEnabled: o.watchList ?? true,
+      ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
+      ...(o.backoff !== undefined ? { backoff: o.backoff } : {}),
+      ...(o.backoffResetMs !== undefined ? { backoffResetMs: o.backoffResetMs } : {}),
+      ...(o.minWatchTimeoutSeconds !== undefined
+        ? { minWatchTimeoutSeconds: o.minWatchTimeoutSeconds }
+        : {}),
+      ...(o.random !== undefined ? { random: o.random } : {}),
+      ...(watchErrorHandler !== undefined
+        ? { watchErrorHandler: (err: unknown) => watchErrorHandler(err) }
+        : {}),
+    });
+    this.#reflector = reflector;
+    this.#processor.start();
+    const onAbort = (): void => fifo.close();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const reflecting = reflector.run(signal).catch((err: unknown) => {
+        this.#logger.error(`${this.name}: reflector stopped unexpectedly`, {
+          error: errorMessage(err),
+        });
+      });
+      await Promise.all([reflecting, this.#processLoop(fifo, signal)]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      this.#stopped = true;
+      await this.#processor.stop();
+    }
+  }
+
+  async #processLoop(fifo: RealFIFO<T>, signal: AbortSignal): Promise<void> {
+    const maxBatch = this.#options.maxBatch ?? 1000;
+    const process = (batch: RealFIFODelta<T>[], initial: boolean): void => {
+      for (const d of batch) {
+        if (signal.aborted) return;
+        this.#apply(d, initial);
+      }
+    };
+    for (;;) {
+      try {
+        await fifo.popBatch(process, maxBatch);
+      } catch (err) {
+        if (err instanceof FIFOClosedError) return;
+        this.#logger.error(`${this.name}: processing a delta failed`, { error: errorMessage(err) });
+      }
+      if (signal.aborted) return;
+    }
+  }
+
+  /** Apply one delta to the cache and queue its notifications. Synchronous by design. */
+  #apply(d: RealFIFODelta<T>, isInInitialList: boolean): void {
+    switch (d.type) {
+      case 'ReplacedAll':
+        this.#replaceAll(d.objects, d.resourceVersion, isInInitialList);
+        return;
+      case 'SyncAll':
+        if (!this.#processor.hasSyncingListeners()) return;
+        for (const obj of this.#indexer.list()) {
+          this.#processor.distribute(
+            { kind: NotificationKind.Update, obj, oldObj: obj, isInInitialList: false },
+            true,
+          );
+        }
+        return;
+      case 'Bookmark':
+        return;
+      case 'Deleted':
+        this.#applyDelete(d);
+        return;
+      default:
+        this.#applyUpsert(d.object as T, isInInitialList);
+    }
+  }
+
+  #applyUpsert(obj: T, isInInitialList: boolean): void {
+    let key: string;
+    try {
+      key = this.#indexer.keyOf(obj);
+      const old = this.#indexer.getByKey(key);
+      this.#indexer.update(obj);
+      this.#notifyUpsert(old, obj, isInInitialList);
+    } catch (err) {
+      this.#cacheError(err);
+    }
+  }
+
+  #notifyUpsert(old: T | undefined, obj: T, isInInitialList: boolean): void {
+    if (this.#processor.size === 0) return;
+    if (old !== undefined) {
+      const rv = resourceVersionOf(obj);
+      const sync = rv !== undefined && rv === resourceVersionOf(old);
+      if (sync && !this.#processor.hasSyncingListeners()) return;
+      this.#processor.distribute(
+        { kind: NotificationKind.Update, obj, oldObj: old, isInInitialList: false },
+        sync,
+      );
+    } else {
+      this.#processor.distribute(
+        { kind: NotificationKind.Add, obj, oldObj: undefined, isInInitialList },
+        false,
+      );
+    }
+  }
+
+  #applyDelete(d: Delta<T>): void {
+    try {
+      this.#indexer.delete(d.object);
+    } catch (err) {
+      this.#cacheError(err);
+      return;
+    }
+    if (this.#processor.size === 0) return;
+    this.#processor.distribute(
+      { kind: NotificationKind.Delete, obj: d.object, oldObj: undefined, isInInitialList: false },
+      false,
+    );
+  }
+
+  #replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean): void {
+    const idx = this.#indexer;
+    const notify = this.#processor.size > 0;
+    const olds: (T | undefined)[] = notify ? new Array<T | undefined>(objects.length) : [];
+    const listed = new Set<string>();
+    try {
+      for (let i = 0; i < objects.length; i++) {
+        const key = idx.keyOf(objects[i]);
+        listed.add(key);
+        if (notify) olds[i] = idx.getByKey(key);
+      }
+    } catch (err) {
+      this.#cacheError(err);
+      return;
+    }
+    const tombstones: DeletedFinalStateUnknown<T>[] = [];
+    if (idx.size > 0) {
+      for (const key of idx.listKeys()) {
+        if (listed.has(key)) continue;
+        tombstones.push(new DeletedFinalStateUnknown<T>(key, idx.getByKey(key) as T));
+      }
+    }
+    try {
+      idx.replace(objects, resourceVersion);
+    } catch (err) {
+      this.#cacheError(err);
+      return;
+    }
+    if (!notify) return;
+    for (const t of tombstones) {
+      this.#processor.distribute(
+        { kind: NotificationKind.Delete, obj: t, oldObj: undefined, isInInitialList: false },
+        false,
+      );
+    }
+    for (let i = 0; i < objects.length; i++) {
+      this.#notifyUpsert(olds[i], objects[i] as T, isInInitialList);
+    }
+  }
+
+  #cacheError(err: unknown): void {
+    this.#logger.error(
+      `${this.name}: an object could not be cached and was skipped; fix the key, index or transform function`,
+      { error: errorMessage(err) },
+    );
+  }
+
+  #determineResync(requested: number): number {
+    if (requested === 0) return 0;
+    if (this.#resyncCheckPeriodMs === 0) {
+      this.#logger.warn(
+        `${this.name}: handler asked for resync every ${requested} ms but the informer's resync check period is 0; resync disabled for it`,
+      );
+      return 0;
+    }
+    return requested < this.#resyncCheckPeriodMs ? this.#resyncCheckPeriodMs : requested;
+  }
+}
