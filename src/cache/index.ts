@@ -5,3 +5,109 @@
  * @module
  */
 export type { ListerWatcher } from './listwatch.js';
+export { listWatchFromClient } from './listwatch.js';
+export type { ListWatchClient, ListWatchFromClientOptions } from './listwatch.js';
+export { DeltaFIFO, FIFOClosedError, newestDelta, oldestDelta } from './delta_fifo.js';
+export type {
+  Delta,
+  Deltas,
+  DeltaType,
+  DeltaFIFOOptions,
+  KeyFunction,
+  KeyListerGetter,
+  PopProcessFunc,
+  TransformFunc,
+} from './delta_fifo.js';
+export { RealFIFO, defaultMaxBatch } from './real_fifo.js';
+export type {
+  RealFIFODelta,
+  RealFIFOOptions,
+  RealFIFOProcessFunc,
+  RealFIFOBatchProcessFunc,
+  ReplacedAllDelta,
+  SyncAllDelta,
+  BookmarkDelta,
+} from './real_fifo.js';
+export {
+  Reflector,
+  VeryShortWatchError,
+  WatchIdleTimeoutError,
+  WatchListUnsupportedError,
+  ReflectorAlreadyRunningError,
+} from './reflector.js';
+export type { ReflectorOptions, ReflectorStore } from './reflector.js';
+export { SelectorParseError } from './selector_error.js';
+export {
+  parseLabelSelector,
+  labelSelectorFromSet,
+  labelSelectorFromLabelSelector,
+  labelSelectorFromRequirements,
+  labelRequirement,
+  validateLabelKey,
+  validateLabelValue,
+  everything,
+  nothing,
+} from './labels.js';
+export type {
+  LabelSelector,
+  LabelRequirement,
+  LabelOperator,
+  LabelSelectorSpec,
+  LabelSelectorRequirementSpec,
+} from './labels.js';
+export {
+  parseFieldSelector,
+  fieldSelectorFromSet,
+  everythingFields,
+  escapeFieldValue,
+} from './fields.js';
+export type { FieldSelector, FieldRequirement } from './fields.js';
+export type { DeepReadonly } from './deep_readonly.js';
+export {
+  metaNamespaceKeyFunc,
+  deletionHandlingMetaNamespaceKeyFunc,
+  splitMetaNamespaceKey,
+  objectKey,
+  explicitKey,
+  DeletedFinalStateUnknown,
+  KeyError,
+  UnexpectedKeyFormatError,
+} from './keys.js';
+export type { ExplicitKey, KeyFunc } from './keys.js';
+export {
+  Indexer,
+  namespaceIndex,
+  metaNamespaceIndexFunc,
+  IndexNotFoundError,
+  IndexerConflictError,
+  IndexFuncError,
+} from './indexer.js';
+export type { IndexFunc, Indexers, IndexerOptions, ReadonlyIndexer } from './indexer.js';
+export { Lister } from './listers.js';
+export type { NamespaceLister, ListerOptions } from './listers.js';
+export {
+  SharedIndexInformer,
+  InformerAlreadyStartedError,
+  InformerStoppedError,
+  InvalidRegistrationError,
+  minimumResyncPeriodMs,
+} from './shared_informer.js';
+export type {
+  SharedIndexInformerOptions,
+  AddEventHandlerOptions,
+  ResourceEventHandlerRegistration,
+  WatchErrorHandler,
+} from './shared_informer.js';
+export { RingGrowing } from './processor.js';
+export type { ResourceEventHandler, HandlerErrorHook } from './processor.js';
+export { waitForCacheSync, waitForCacheSyncWithOptions, cacheSyncPollIntervalMs } from './wait.js';
+export type { WaitForCacheSyncOptions } from './wait.js';
+export { stripManagedFields } from './transforms.js';
+export { SharedInformerFactory, informerKey } from './factory.js';
+export type {
+  SharedInformerFactoryOptions,
+  InformerForOptions,
+  InformerTuning,
+  GenericTransform,
+  TweakListOptionsFunc,
+} from './factory.js';

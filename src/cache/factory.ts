@@ -1,0 +1,430 @@
+/**
+ * SharedInformerFactory: one informer per resource and options, shared by every caller
+ * (client-go's `informers/factory.go`).
+ *
+ * ```ts
+ * const factory = new SharedInformerFactory(kc, { resyncPeriodMs: 10 * 60_000 });
+ * const pods = factory.pods();                  // SharedIndexInformer<Serialized<V1Pod>>
+ * pods.addEventHandler({ onAdd: (pod) => queue.add(objectKey(pod)) });
+ * factory.start(signal);                        // runs every informer created so far
+ * await factory.waitForCacheSync(signal);       // Map { 'pods/v1' => true }
+ * // …
+ * await factory.shutdown();                     // resolves once every informer stopped
+ * ```
+ *
+ * Rules (client-go's):
+ * - `forResource` returns the **same** informer for the same resource, namespace,
+ *   selectors and options (functions such as `transform` compare by identity), creating
+ *   it on first use; the typed shortcuts (`pods()`, `deployments()`, …) call it.
+ * - `start(signal)` runs only informers not yet started; after `shutdown()` it does
+ *   nothing. Informers created after a `start` run at the next `start`.
+ * - `waitForCacheSync(signal)` covers only started informers and resolves to a map from
+ *   each informer's key (see {@link informerKey}) to whether it synced.
+ * - `shutdown()` stops every informer and resolves when all of them have stopped.
+ * - Typed informers index by namespace (`namespaceIndex`).
+ * - A namespace (factory-wide or per call) applies only to namespaced resources.
+ *
+ * @module
+ */
+import type {
+  V1ConfigMap,
+  V1CustomResourceDefinition,
+  V1Deployment,
+  V1Lease,
+  V1Namespace,
+  V1Pod,
+  V1Secret,
+  V1Service,
+} from '@kubernetes/client-node';
+import {
+  configMapsResource,
+  customResourceDefinitionsResource,
+  deploymentsResource,
+  leasesResource,
+  namespacesResource,
+  podsResource,
+  secretsResource,
+  servicesResource,
+} from '../client/builtins.js';
+import { ResourceClient } from '../client/resource_client.js';
+import type { KubeConfigLike, Transport, TransportOptions } from '../client/transport.js';
+import { toTransport } from '../client/transport.js';
+import type {
+  ApiResource,
+  GroupVersionResource,
+  KubeObject,
+  ListOptions,
+  PartialObjectMetadata,
+  Serialized,
+} from '../client/types.js';
+import type { Clock } from '../util/clock.js';
+import { realClock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { defaultLogger } from '../util/logger.js';
+import type { TransformFunc } from './delta_fifo.js';
+import type { Indexers } from './indexer.js';
+import { listWatchFromClient } from './listwatch.js';
+import { SharedIndexInformer } from './shared_informer.js';
+import type { SharedIndexInformerOptions } from './shared_informer.js';
+import { waitForCacheSyncWithOptions } from './wait.js';
+
+/** A transform that fits every object type, such as `stripManagedFields`. */
+export type GenericTransform = <O extends KubeObject>(obj: O) => O;
+
+/** Rewrites the options of every list and watch (return a new object or change the copy). */
+export type TweakListOptionsFunc = (options: ListOptions) => ListOptions | void;
+
+/**
+ * Informer settings passed through unchanged (reflector tuning, hooks). See
+ * {@link SharedIndexInformerOptions}.
+ */
+export type InformerTuning = Pick<
+  SharedIndexInformerOptions<KubeObject>,
+  | 'onHandlerError'
+  | 'watchErrorHandler'
+  | 'pageSize'
+  | 'watchList'
+  | 'idleTimeoutMs'
+  | 'backoff'
+  | 'backoffResetMs'
+  | 'minWatchTimeoutSeconds'
+  | 'random'
+  | 'maxBatch'
+>;
+
+/** Options of a {@link SharedInformerFactory}: defaults for every informer it makes. */
+export interface SharedInformerFactoryOptions {
+  /** Default resync period (ms) of every informer; 0 (default) disables resync. */
+  resyncPeriodMs?: number;
+  /**
+   * Per-resource resync periods (client-go's `WithCustomResyncConfig`), keyed by
+   * group-resource as `resource` for the core group or `resource.group`
+   * (`pods`, `deployments.apps`).
+   */
+  customResync?: Readonly<Record<string, number>>;
+  /** Watch only this namespace (namespaced resources); default all namespaces. */
+  namespace?: string;
+  /** Label selector on every list and watch. */
+  labelSelector?: string;
+  /** Field selector on every list and watch. */
+  fieldSelector?: string;
+  /** Last word on every list and watch's options (client-go's `WithTweakListOptions`). */
+  tweakListOptions?: TweakListOptionsFunc;
+  /** Transform of every object before it is cached (e.g. `stripManagedFields`). */
+  transform?: GenericTransform;
+  /** Source of time for every informer. */
+  clock?: Clock;
+  /** Where every informer logs. */
+  logger?: Logger;
+  /** Reflector tuning and hooks of every informer. */
+  informerOptions?: InformerTuning;
+  /** Transport options, used when the factory is given a KubeConfig. */
+  transportOptions?: TransportOptions;
+}
+
+/** Per-call options of {@link SharedInformerFactory.forResource}; they override the factory's. */
+export interface InformerForOptions<T> {
+  /** Namespace (namespaced resources only); `''` = all namespaces. */
+  namespace?: string;
+  /** Label selector. */
+  labelSelector?: string;
+  /** Field selector. */
+  fieldSelector?: string;
+  /** Resync period (ms). */
+  resyncPeriodMs?: number;
+  /** Rewrites list and watch options (applied after the factory's). */
+  tweakListOptions?: TweakListOptionsFunc;
+  /** Transform before caching; replaces the factory's. */
+  transform?: TransformFunc<T>;
+  /** Index functions; default `{ namespace: metaNamespaceIndexFunc }`. */
+  indexers?: Indexers<T>;
+}
+
+/**
+ * The key the factory files an informer under and reports it by in
+ * {@link SharedInformerFactory.waitForCacheSync}: `resource[.group]/version`, then, when
+ * set, ` namespace=…`, ` labels=…`, ` fields=…`, ` metadata-only` and ` #n` (n numbers
+ * each distinct set of function options: tweak, transform, indexers, resync).
+ */
+export function informerKey(
+  gvr: GroupVersionResource,
+  parts: {
+    namespace?: string | undefined;
+    labelSelector?: string | undefined;
+    fieldSelector?: string | undefined;
+    metadataOnly?: boolean | undefined;
+    variant?: number | undefined;
+  } = {},
+): string {
+  let key = `${groupResourceString(gvr)}/${gvr.version}`;
+  if (parts.namespace !== undefined && parts.namespace !== '')
+    key += ` namespace=${parts.namespace}`;
+  if (parts.labelSelector !== undefined && parts.labelSelector !== '')
+    key += ` labels=${parts.labelSelector}`;
+  if (parts.fieldSelector !== undefined && parts.fieldSelector !== '')
+    key += ` fields=${parts.fieldSelector}`;
+  if (parts.metadataOnly === true) key += ' metadata-only';
+  if (parts.variant !== undefined && parts.variant !== 0) key += ` #${parts.variant}`;
+  return key;
+}
+
+function groupResourceString(gr: { group: string; resource: string }): string {
+  return gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`;
+}
+
+interface Entry {
+  informer: SharedIndexInformer<KubeObject>;
+  running: Promise<void> | undefined;
+  controller: AbortController | undefined;
+}
+
+/** Small ids for function identities, so that option sets can be compared. */
+class FunctionIds {
+  readonly #ids = new WeakMap<object, number>();
+  #next = 1;
+  id(fn: object | undefined): number {
+    if (fn === undefined) return 0;
+    let id = this.#ids.get(fn);
+    if (id === undefined) {
+      id = this.#next++;
+      this.#ids.set(fn, id);
+    }
+    return id;
+  }
+}
+
+/**
+ * Makes and shares informers. See the module documentation.
+ */
+export class SharedInformerFactory {
+  /** The transport every informer's client uses. */
+  readonly transport: Transport;
+  readonly #options: SharedInformerFactoryOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
+  readonly #variants = new Map<string, number>();
+  readonly #fnIds = new FunctionIds();
+  #shutdown = false;
+
+  /**
+   * @param source - a client-node KubeConfig (1.x or 2.x) or a shared Transport.
+   * @param options - defaults for every informer.
+   */
+  constructor(source: Transport | KubeConfigLike, options: SharedInformerFactoryOptions = {}) {
+    this.transport = toTransport(source, options.transportOptions);
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? defaultLogger;
+  }
+
+  /** True once {@link SharedInformerFactory.shutdown} was called. */
+  get isShutdown(): boolean {
+    return this.#shutdown;
+  }
+
+  /**
+   * The shared informer for `resource` with these options, created on first use.
+   *
+   * @typeParam T - the object type, carried by the ApiResource.
+   */
+  forResource<T extends KubeObject>(
+    resource: ApiResource<T>,
+    options: InformerForOptions<T> = {},
+  ): SharedIndexInformer<T> {
+    return this.#informerFor(resource, options, false);
+  }
+
+  /**
+   * The shared metadata-only informer for `resource`: it caches PartialObjectMetadata
+   * (apiVersion, kind and metadata; no spec or status), asking the server for that form.
+   */
+  forResourceMetadata(
+    resource: ApiResource<KubeObject>,
+    options: InformerForOptions<PartialObjectMetadata> = {},
+  ): SharedIndexInformer<PartialObjectMetadata> {
+    return this.#informerFor(resource, options, true);
+  }
+
+  /** The shared pods informer (`v1`). */
+  pods(options?: InformerForOptions<Serialized<V1Pod>>): SharedIndexInformer<Serialized<V1Pod>> {
+    return this.forResource(podsResource, options);
+  }
+  /** The shared configmaps informer (`v1`). */
+  configMaps(
+    options?: InformerForOptions<Serialized<V1ConfigMap>>,
+  ): SharedIndexInformer<Serialized<V1ConfigMap>> {
+    return this.forResource(configMapsResource, options);
+  }
+  /** The shared secrets informer (`v1`). */
+  secrets(
+    options?: InformerForOptions<Serialized<V1Secret>>,
+  ): SharedIndexInformer<Serialized<V1Secret>> {
+    return this.forResource(secretsResource, options);
+  }
+  /** The shared services informer (`v1`). */
+  services(
+    options?: InformerForOptions<Serialized<V1Service>>,
+  ): SharedIndexInformer<Serialized<V1Service>> {
+    return this.forResource(servicesResource, options);
+  }
+  /** The shared deployments informer (`apps/v1`). */
+  deployments(
+    options?: InformerForOptions<Serialized<V1Deployment>>,
+  ): SharedIndexInformer<Serialized<V1Deployment>> {
+    return this.forResource(deploymentsResource, options);
+  }
+  /** The shared leases informer (`coordination.k8s.io/v1`). */
+  leases(
+    options?: InformerForOptions<Serialized<V1Lease>>,
+  ): SharedIndexInformer<Serialized<V1Lease>> {
+    return this.forResource(leasesResource, options);
+  }
+  /** The shared namespaces informer (`v1`, cluster-scoped). */
+  namespaces(
+    options?: InformerForOptions<Serialized<V1Namespace>>,
+  ): SharedIndexInformer<Serialized<V1Namespace>> {
+    return this.forResource(namespacesResource, options);
+  }
+  /** The shared customresourcedefinitions informer (`apiextensions.k8s.io/v1`). */
+  customResourceDefinitions(
+    options?: InformerForOptions<Serialized<V1CustomResourceDefinition>>,
+  ): SharedIndexInformer<Serialized<V1CustomResourceDefinition>> {
+    return this.forResource(customResourceDefinitionsResource, options);
+  }
+
+  /** Every informer made so far, by key (see {@link informerKey}). */
+  informers(): ReadonlyMap<string, SharedIndexInformer<KubeObject>> {
+    return new Map([...this.#entries].map(([k, e]) => [k, e.informer]));
+  }
+
+  /**
+   * Run every informer not yet started until `signal` aborts or {@link
+   * SharedInformerFactory.shutdown} is called. Does nothing after shutdown. Returns at
+   * once; see `waitForCacheSync` and `shutdown`.
+   */
+  start(signal: AbortSignal): void {
+    if (this.#shutdown) return;
+    for (const [key, entry] of this.#entries) {
+      if (entry.running !== undefined) continue;
+      const controller = new AbortController();
+      const onAbort = (): void => controller.abort(signal.reason);
+      if (signal.aborted) controller.abort(signal.reason);
+      else signal.addEventListener('abort', onAbort, { once: true });
+      entry.controller = controller;
+      entry.running = entry.informer
+        .run(controller.signal)
+        .catch((err: unknown) => {
+          this.#logger.error(`informer ${key} failed`, { error: String(err) });
+        })
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    }
+  }
+
+  /**
+   * Wait until every started informer has synced, or `signal` aborts, or it stops.
+   * Resolves to each started informer's key and whether it synced; never rejects.
+   */
+  async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
+    const started = [...this.#entries].filter(([, e]) => e.running !== undefined);
+    await waitForCacheSyncWithOptions(
+      signal,
+      started.map(
+        ([, e]) =>
+          () =>
+            e.informer.hasSynced() || e.informer.isStopped(),
+      ),
+      { clock: this.#clock },
+    );
+    return new Map(started.map(([k, e]) => [k, e.informer.hasSynced()]));
+  }
+
+  /**
+   * Stop every informer and resolve once all of them (and everything they started) have
+   * stopped. Later `start` calls do nothing; informers can still be looked up.
+   */
+  async shutdown(): Promise<void> {
+    this.#shutdown = true;
+    const running: Promise<void>[] = [];
+    for (const entry of this.#entries.values()) {
+      entry.controller?.abort();
+      if (entry.running !== undefined) running.push(entry.running);
+    }
+    await Promise.all(running);
+  }
+
+  #informerFor<T extends KubeObject>(
+    resource: ApiResource<T>,
+    options: InformerForOptions<T>,
+    metadataOnly: boolean,
+  ): SharedIndexInformer<T> {
+    const o = this.#options;
+    const gr = groupResourceString(resource);
+    const nsOption = options.namespace ?? o.namespace;
+    const namespace = resource.namespaced && nsOption !== '' ? nsOption : undefined;
+    const labelSelector = options.labelSelector ?? o.labelSelector;
+    const fieldSelector = options.fieldSelector ?? o.fieldSelector;
+    const resyncPeriodMs = options.resyncPeriodMs ?? o.customResync?.[gr] ?? o.resyncPeriodMs;
+    const base = informerKey(resource, { namespace, labelSelector, fieldSelector, metadataOnly });
+    const fingerprint = [
+      this.#fnIds.id(options.tweakListOptions),
+      this.#fnIds.id(options.transform),
+      ...Object.entries(options.indexers ?? {})
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, fn]) => `${name}:${this.#fnIds.id(fn)}`),
+      `resync:${resyncPeriodMs ?? 0}`,
+    ].join(',');
+    const fullBase = `${base}\u0000${fingerprint}`;
+    let variant = this.#variants.get(fullBase);
+    if (variant === undefined) {
+      variant = [...this.#variants.keys()].filter((k) => k.startsWith(`${base}\u0000`)).length;
+      this.#variants.set(fullBase, variant);
+    }
+    const key = informerKey(resource, {
+      namespace,
+      labelSelector,
+      fieldSelector,
+      metadataOnly,
+      variant,
+    });
+    const existing = this.#entries.get(key);
+    if (existing !== undefined) return existing.informer as unknown as SharedIndexInformer<T>;
+
+    let client = new ResourceClient<KubeObject>(this.transport, resource);
+    if (namespace !== undefined) client = client.namespace(namespace);
+    const lwClient = metadataOnly ? client.metadata() : client;
+    const factoryTweak = o.tweakListOptions;
+    const callTweak = options.tweakListOptions;
+    const tweak: TweakListOptionsFunc | undefined =
+      factoryTweak === undefined
+        ? callTweak
+        : callTweak === undefined
+          ? factoryTweak
+          : (lo) => {
+              const first = factoryTweak(lo) ?? lo;
+              return callTweak(first) ?? first;
+            };
+    const lw = listWatchFromClient<T>(lwClient as unknown as ResourceClient<T>, {
+      ...(labelSelector !== undefined ? { labelSelector } : {}),
+      ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+      ...(tweak !== undefined ? { tweakListOptions: tweak } : {}),
+    });
+    const transform: TransformFunc<T> | undefined = options.transform ?? o.transform;
+    const informer = new SharedIndexInformer<T>(lw, {
+      ...o.informerOptions,
+      name: key,
+      groupResource: { group: resource.group, resource: resource.resource },
+      clock: this.#clock,
+      logger: this.#logger,
+      ...(resyncPeriodMs !== undefined ? { resyncPeriodMs } : {}),
+      ...(transform !== undefined ? { transform } : {}),
+      ...(options.indexers !== undefined ? { indexers: options.indexers } : {}),
+    });
+    this.#entries.set(key, {
+      informer: informer as unknown as SharedIndexInformer<KubeObject>,
+      running: undefined,
+      controller: undefined,
+    });
+    return informer;
+  }
+}
