@@ -1,0 +1,291 @@
+/**
+ * The Application operator: for every `Application` (example.com/v1) it keeps a Deployment
+ * and a Service owned by it, writes `status` (available replicas, a `Ready` condition)
+ * through the status subresource, and removes its children through a finalizer when the
+ * Application is deleted.
+ *
+ * Copy this file as the starting point of your own operator.
+ */
+import type { V1Deployment, V1Service } from '@kubernetes/client-node';
+import {
+  Controller,
+  ResourceClient,
+  SharedInformerFactory,
+  applyFinalizer,
+  deploymentsResource,
+  generationChanged,
+  isAlreadyExists,
+  isNotFound,
+  labelsChanged,
+  noopLogger,
+  or,
+  retryOnConflict,
+  servicesResource,
+  splitMetaNamespaceKey,
+} from '../../../src/index.js';
+import type { DeepReadonly, KubeConfigLike, Logger, Serialized } from '../../../src/index.js';
+import {
+  applicationResource,
+  type Application,
+  type ApplicationStatus,
+  type ApplicationStatusConditions,
+} from './generated/application_v1.js';
+
+/** The finalizer the operator puts on every Application it manages. */
+export const FINALIZER = 'example.com/application-cleanup';
+/** The field manager name of every write. */
+export const FIELD_MANAGER = 'application-operator';
+
+type Deployment = Serialized<V1Deployment>;
+type Service = Serialized<V1Service>;
+
+/** What the operator reports as it works (the demo prints these). */
+export type OperatorEvent =
+  | { type: 'synced' }
+  | { type: 'reconciled'; key: string; action: 'created' | 'updated' | 'unchanged' }
+  | { type: 'status'; key: string; availableReplicas: number; ready: boolean }
+  | { type: 'cleaned-up'; key: string };
+
+/** Options of {@link runOperator}. */
+export interface OperatorOptions {
+  /** Watch only this namespace; default all namespaces. */
+  namespace?: string;
+  /** Parallel reconciles (default 2). */
+  workers?: number;
+  /** Where the operator logs (default silent). */
+  logger?: Logger;
+  /** Called for every step; for progress output and tests. */
+  onEvent?: (event: OperatorEvent) => void;
+}
+
+/** The Deployment the operator wants for `app`. */
+export function desiredDeployment(app: DeepReadonly<Application>): Deployment {
+  const name = app.metadata?.name ?? '';
+  const labels = { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': FIELD_MANAGER };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name,
+      namespace: app.metadata?.namespace ?? 'default',
+      labels,
+      ownerReferences: [ownerReference(app)],
+    },
+    spec: {
+      replicas: app.spec.replicas,
+      selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+      template: {
+        metadata: { labels },
+        spec: {
+          containers: [
+            {
+              name: 'app',
+              image: app.spec.image,
+              ports: [{ containerPort: app.spec.port ?? 80 }],
+              env: (app.spec.env ?? []).map((e) => ({ name: e.name, value: e.value ?? '' })),
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The Service the operator wants for `app`. */
+export function desiredService(app: DeepReadonly<Application>): Service {
+  const name = app.metadata?.name ?? '';
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name,
+      namespace: app.metadata?.namespace ?? 'default',
+      labels: { 'app.kubernetes.io/name': name, 'app.kubernetes.io/managed-by': FIELD_MANAGER },
+      ownerReferences: [ownerReference(app)],
+    },
+    spec: {
+      selector: { 'app.kubernetes.io/name': name },
+      ports: [{ port: 80, targetPort: app.spec.port ?? 80 }],
+    },
+  };
+}
+
+function ownerReference(app: DeepReadonly<Application>) {
+  return {
+    apiVersion: 'example.com/v1',
+    kind: 'Application',
+    name: app.metadata?.name ?? '',
+    uid: app.metadata?.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** The status the operator writes, from the Deployment's status. */
+export function computeStatus(
+  app: DeepReadonly<Application>,
+  deployment: DeepReadonly<Deployment> | undefined,
+  now: Date,
+): ApplicationStatus {
+  const available = deployment?.status?.availableReplicas ?? 0;
+  const ready = available >= app.spec.replicas;
+  const previous = app.status?.conditions?.find((c) => c.type === 'Ready');
+  const status = ready ? 'True' : 'False';
+  const condition: ApplicationStatusConditions = {
+    type: 'Ready',
+    status,
+    reason: ready ? 'DeploymentAvailable' : 'WaitingForReplicas',
+    message: `${available} of ${app.spec.replicas} replicas available`,
+    lastTransitionTime:
+      previous?.status === status ? previous.lastTransitionTime : now.toISOString(),
+  };
+  if (app.metadata?.generation !== undefined)
+    condition.observedGeneration = app.metadata.generation;
+  return { availableReplicas: available, conditions: [condition] };
+}
+
+function sameStatus(a: DeepReadonly<ApplicationStatus> | undefined, b: ApplicationStatus): boolean {
+  return JSON.stringify(a ?? {}) === JSON.stringify(b);
+}
+
+function containerDiffers(live: DeepReadonly<Deployment>, want: Deployment): boolean {
+  return (
+    live.spec?.replicas !== want.spec?.replicas ||
+    JSON.stringify(live.spec?.template.spec?.containers) !==
+      JSON.stringify(want.spec?.template.spec?.containers)
+  );
+}
+
+/**
+ * Runs the operator until `signal` aborts; resolves after every informer, worker and
+ * request it started has stopped.
+ *
+ * @param kubeConfig - a client-node KubeConfig: the in-memory server's or a real cluster's.
+ */
+export async function runOperator(
+  kubeConfig: KubeConfigLike,
+  signal: AbortSignal,
+  options: OperatorOptions = {},
+): Promise<void> {
+  const logger = options.logger ?? noopLogger;
+  const emit = options.onEvent ?? (() => undefined);
+  const factory = new SharedInformerFactory(kubeConfig, {
+    logger,
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+  });
+  const apps = new ResourceClient(factory.transport, applicationResource);
+  const deployments = new ResourceClient(factory.transport, deploymentsResource);
+  const services = new ResourceClient(factory.transport, servicesResource);
+  const appInformer = factory.forResource(applicationResource);
+  const deploymentInformer = factory.deployments();
+  const serviceInformer = factory.services();
+  const appLister = appInformer.lister();
+  const deploymentLister = deploymentInformer.lister();
+  const serviceLister = serviceInformer.lister();
+
+  const reconcile = async (key: string, rsignal: AbortSignal) => {
+    const [ns, name] = splitMetaNamespaceKey(key);
+    const app = appLister.byNamespace(ns).tryGet(name);
+    if (app === undefined) return; // gone: its children are garbage-collected or cleaned up
+    const nsApps = apps.namespace(ns);
+    await applyFinalizer(
+      nsApps,
+      FINALIZER,
+      app,
+      {
+        apply: async (live) => {
+          const action = await ensureChildren(live, ns, rsignal);
+          emit({ type: 'reconciled', key, action });
+          const deployment = deploymentLister.byNamespace(ns).tryGet(name);
+          const wanted = computeStatus(live, deployment, new Date());
+          if (sameStatus(live.status, wanted)) return;
+          // Re-read on every attempt: a conflict means someone else wrote in between.
+          await retryOnConflict(async () => {
+            const fresh = await nsApps.get(name, { signal: rsignal });
+            const status = computeStatus(fresh, deployment, new Date());
+            await nsApps.updateStatus(
+              { ...fresh, status },
+              { signal: rsignal, fieldManager: FIELD_MANAGER },
+            );
+          });
+          emit({
+            type: 'status',
+            key,
+            availableReplicas: wanted.availableReplicas ?? 0,
+            ready: wanted.conditions?.[0]?.status === 'True',
+          });
+        },
+        cleanup: async () => {
+          // Idempotent: it may run again after a failed finalizer removal.
+          for (const client of [deployments.namespace(ns), services.namespace(ns)]) {
+            try {
+              await client.delete(name, { signal: rsignal });
+            } catch (err) {
+              if (!isNotFound(err)) throw err;
+            }
+          }
+          emit({ type: 'cleaned-up', key });
+        },
+      },
+      { signal: rsignal },
+    );
+  };
+
+  const ensureChildren = async (
+    app: DeepReadonly<Application>,
+    ns: string,
+    rsignal: AbortSignal,
+  ): Promise<'created' | 'updated' | 'unchanged'> => {
+    const name = app.metadata?.name ?? '';
+    const write = { signal: rsignal, fieldManager: FIELD_MANAGER };
+    let action: 'created' | 'updated' | 'unchanged' = 'unchanged';
+    const wantDeployment = desiredDeployment(app);
+    const liveDeployment = deploymentLister.byNamespace(ns).tryGet(name);
+    if (liveDeployment === undefined) {
+      try {
+        await deployments.namespace(ns).create(wantDeployment, write);
+        action = 'created';
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err; // the cache lags behind: next event fixes it
+      }
+    } else if (containerDiffers(liveDeployment, wantDeployment)) {
+      await deployments
+        .namespace(ns)
+        .patch(name, { spec: wantDeployment.spec }, { ...write, type: 'merge' });
+      action = 'updated';
+    }
+    if (serviceLister.byNamespace(ns).tryGet(name) === undefined) {
+      try {
+        await services.namespace(ns).create(desiredService(app), write);
+        if (action === 'unchanged') action = 'created';
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+    return action;
+  };
+
+  const controller = new Controller({
+    name: 'application-operator',
+    workers: options.workers ?? 2,
+    logger,
+    reconcile,
+  })
+    .for(appInformer, { predicate: or(generationChanged, labelsChanged) })
+    .owns(deploymentInformer, { kind: 'Application', apiVersion: 'example.com/v1' })
+    .owns(serviceInformer, { kind: 'Application', apiVersion: 'example.com/v1' });
+
+  factory.start(signal);
+  try {
+    const synced = factory.waitForCacheSync(signal).then(
+      (m) => {
+        if ([...m.values()].every(Boolean)) emit({ type: 'synced' });
+      },
+      () => undefined,
+    );
+    await controller.run(signal);
+    await synced;
+  } finally {
+    await factory.shutdown();
+  }
+}
