@@ -11,6 +11,7 @@ import { ApiError } from '../../src/client/errors.js';
 import type { ListOptions, ObjectList, Status, WatchEvent } from '../../src/client/types.js';
 import { FakeClock, flushAsync } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
+import { ScriptedWatchStream } from '../support/scripted_watch.js';
 
 interface Pod {
   metadata: {
@@ -42,50 +43,7 @@ const apiError = (code: number, reason: string, retryAfterSeconds?: number): Api
 const netError = (code: string): Error => Object.assign(new Error(`connect ${code}`), { code });
 const abortError = (): Error => Object.assign(new Error('aborted'), { name: 'AbortError' });
 
-/** A watch stream the test drives: push events, end it, break it. Honours abort. */
-class Stream implements AsyncIterable<WatchEvent<Pod>> {
-  readonly #buffer: (WatchEvent<Pod> | { end: true } | { error: unknown })[] = [];
-  #wake: (() => void) | undefined;
-  closed = false;
-  signal: AbortSignal | undefined;
-  push(...events: WatchEvent<Pod>[]): this {
-    this.#buffer.push(...events);
-    this.#wake?.();
-    return this;
-  }
-  end(): this {
-    this.#buffer.push({ end: true });
-    this.#wake?.();
-    return this;
-  }
-  fail(error: unknown): this {
-    this.#buffer.push({ error });
-    this.#wake?.();
-    return this;
-  }
-  bind(signal: AbortSignal): this {
-    this.signal = signal;
-    signal.addEventListener('abort', () => this.#wake?.(), { once: true });
-    return this;
-  }
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<Pod>> {
-    try {
-      for (;;) {
-        while (this.#buffer.length === 0) {
-          if (this.signal?.aborted) throw abortError();
-          await new Promise<void>((r) => (this.#wake = r));
-        }
-        if (this.signal?.aborted) throw abortError();
-        const next = this.#buffer.shift()!;
-        if ('end' in next) return;
-        if ('error' in next) throw next.error;
-        yield next;
-      }
-    } finally {
-      this.closed = true;
-    }
-  }
-}
+class Stream extends ScriptedWatchStream<Pod> {}
 
 type Reply<R> = R | Error;
 interface Call {

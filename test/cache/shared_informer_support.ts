@@ -1,6 +1,7 @@
 // Test support for the shared informer tests: a scripted ListerWatcher and waiting helpers.
 import assert from 'node:assert/strict';
 import type { ListerWatcher } from '../../src/cache/listwatch.js';
+import { ScriptedWatchStream } from '../support/scripted_watch.js';
 import type { KubeObject, ListOptions, ObjectList, WatchEvent } from '../../src/client/types.js';
 
 export interface Pod extends KubeObject {
@@ -26,45 +27,8 @@ export const podList = (rv: string, items: Pod[]): ObjectList<Pod> => ({
 
 const abortError = (): Error => Object.assign(new Error('aborted'), { name: 'AbortError' });
 
-/** A watch stream the test drives. Honours abort. */
-export class Stream implements AsyncIterable<WatchEvent<Pod>> {
-  readonly #buffer: (WatchEvent<Pod> | { end: true } | { error: unknown })[] = [];
-  #wake: (() => void) | undefined;
-  signal: AbortSignal | undefined;
-  push(...events: WatchEvent<Pod>[]): this {
-    this.#buffer.push(...events);
-    this.#wake?.();
-    return this;
-  }
-  end(): this {
-    this.#buffer.push({ end: true });
-    this.#wake?.();
-    return this;
-  }
-  fail(error: unknown): this {
-    this.#buffer.push({ error });
-    this.#wake?.();
-    return this;
-  }
-  bind(signal: AbortSignal): this {
-    this.signal = signal;
-    signal.addEventListener('abort', () => this.#wake?.(), { once: true });
-    return this;
-  }
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent<Pod>> {
-    for (;;) {
-      while (this.#buffer.length === 0) {
-        if (this.signal?.aborted) throw abortError();
-        await new Promise<void>((r) => (this.#wake = r));
-      }
-      if (this.signal?.aborted) throw abortError();
-      const next = this.#buffer.shift()!;
-      if ('end' in next) return;
-      if ('error' in next) throw next.error;
-      yield next;
-    }
-  }
-}
+/** A watch stream of pods the test drives (see ScriptedWatchStream). */
+export class Stream extends ScriptedWatchStream<Pod> {}
 
 /** A ListerWatcher answering from queued replies; a call with nothing queued waits until aborted or a reply is queued. */
 export class ScriptedLW implements ListerWatcher<Pod> {
