@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { FieldSelector } from '../cache/fields.js';
 import type { LabelSelector } from '../cache/labels.js';
 import type { ApiError } from '../client/errors.js';
-import type { StatusCause, UnstructuredObject } from '../client/types.js';
+import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
@@ -215,6 +215,23 @@ export class ResourceStore {
     }
   }
 
+  /**
+   * Puts the request's namespace on a written object, as kube-apiserver does: a namespaced
+   * object may omit it but must not name another; a cluster-scoped object has none.
+   */
+  #bindNamespace(type: ResourceType, meta: ObjectMeta, namespace: string): void {
+    if (type.namespaced) {
+      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
+      }
+      meta.namespace = namespace;
+    } else {
+      delete meta.namespace;
+    }
+  }
+
   #generateName(prefix: string): string {
     let s = '';
     for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
@@ -231,16 +248,7 @@ export class ResourceStore {
   ): StoredObject {
     const obj = this.#checkEnvelope(type, version, body);
     const meta = (obj.metadata ??= {});
-    if (type.namespaced) {
-      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
-        throw badRequest(
-          'the namespace of the provided object does not match the namespace sent on the request',
-        );
-      }
-      meta.namespace = namespace;
-    } else {
-      delete meta.namespace;
-    }
+    this.#bindNamespace(type, meta, namespace);
     if ((meta.name ?? '') === '' && meta.generateName) {
       for (let i = 0; i < 8; i++) {
         meta.name = this.#generateName(meta.generateName);
@@ -370,16 +378,7 @@ export class ResourceStore {
         `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
       );
     }
-    if (type.namespaced) {
-      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
-        throw badRequest(
-          'the namespace of the provided object does not match the namespace sent on the request',
-        );
-      }
-      meta.namespace = namespace;
-    } else {
-      delete meta.namespace;
-    }
+    this.#bindNamespace(type, meta, namespace);
     const existing = this.get(type, namespace, name);
     return this.#replace(type, existing, obj, subresource, opts);
   }
