@@ -4,7 +4,7 @@
  * `--kubeconfig [path]`: a real cluster (apply crd.yaml and rbac.yaml there first).
  */
 import { fileURLToPath } from 'node:url';
-import { openCluster, parseClusterArgs, signalController } from '../shared/cluster.js';
+import { openCluster, parseClusterArgs, signalController, runAsMain } from '../shared/cluster.js';
 import { runOperator } from './src/operator.js';
 
 const crdPath = fileURLToPath(new URL('./crd.yaml', import.meta.url));
@@ -33,9 +33,4 @@ export async function main(argv: readonly string[] = []): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exitCode = 1;
-  });
-}
+runAsMain(import.meta.url, main);

@@ -10,6 +10,7 @@ import {
   parseClusterArgs,
   readManifests,
   signalController,
+  runAsMain,
 } from '../shared/cluster.js';
 import { runDynamicWatcher } from './src/dynamic_watcher.js';
 
@@ -51,9 +52,4 @@ export async function main(argv: readonly string[] = []): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exitCode = 1;
-  });
-}
+runAsMain(import.meta.url, main);

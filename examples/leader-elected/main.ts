@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { ResourceClient } from '../../src/index.js';
-import { openCluster, parseClusterArgs, signalController } from '../shared/cluster.js';
+import { openCluster, parseClusterArgs, signalController, runAsMain } from '../shared/cluster.js';
 import { applicationResource } from '../application-operator/src/generated/application_v1.js';
 import { runReplica } from './src/replica.js';
 import type { ReplicaEvent } from './src/replica.js';
@@ -79,9 +79,4 @@ export async function main(argv: readonly string[] = []): Promise<string[]> {
   return leaders;
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exitCode = 1;
-  });
-}
+runAsMain(import.meta.url, main);

@@ -3,8 +3,7 @@
  * Default: the in-memory API server, seeded with a few pods that are then changed.
  * `--kubeconfig [path]`: a real cluster, until Ctrl-C.
  */
-import { fileURLToPath } from 'node:url';
-import { openCluster, parseClusterArgs, signalController } from '../shared/cluster.js';
+import { openCluster, parseClusterArgs, signalController, runAsMain } from '../shared/cluster.js';
 import { runPodWatcher } from './src/pod_watcher.js';
 
 /** Runs the example with command-line arguments. */
@@ -42,9 +41,4 @@ export async function main(argv: readonly string[] = []): Promise<void> {
   }
 }
 
-if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : String(err));
-    process.exitCode = 1;
-  });
-}
+runAsMain(import.meta.url, main);

@@ -4,6 +4,7 @@
  * else ~/.kube/config). Never a real cluster the user did not name.
  */
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startTestApiServer } from '../../src/testing/index.js';
@@ -113,4 +114,16 @@ export function signalController(): { controller: AbortController; dispose: () =
       process.off('SIGTERM', stop);
     },
   };
+}
+
+/**
+ * Runs `main(argv)` when the module at `moduleUrl` is the program Node started (not when a
+ * test imports it); a failure prints its message and sets exit code 1.
+ */
+export function runAsMain(moduleUrl: string, main: (argv: string[]) => Promise<unknown>): void {
+  if (process.argv[1] === undefined || fileURLToPath(moduleUrl) !== process.argv[1]) return;
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  });
 }
