@@ -88,6 +88,13 @@ export interface TestApiServerOptions {
   maxBodyBytes?: number;
   /** How long a list at a future resourceVersion waits before 504 (default 200 ms). */
   tooLargeResourceVersionWaitMs?: number;
+  /**
+   * Model kube-apiserver's watch cache for lists (default true): a list at resourceVersion
+   * `"0"` is served whole from the cache and its `limit` is ignored. `false` serves it in
+   * pages at the latest version, as kube-apiserver does with `--watch-cache=false` — what
+   * makes a reflector's paged initial list really paged.
+   */
+  watchCache?: boolean;
 }
 
 /** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
@@ -199,7 +206,12 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     this.#log = options.logger ?? noopLogger;
     this.#storage = new Storage({ historySize: options.historySize ?? 100_000 });
     for (const t of builtinResources()) this.#registry.add(t);
-    this.#store = new ResourceStore(this.#storage, this.#registry, this.#clock);
+    this.#store = new ResourceStore(
+      this.#storage,
+      this.#registry,
+      this.#clock,
+      options.watchCache ?? true,
+    );
     this.faults = new TestApiServerFaults(this);
     this.#storage.onChange((e) => {
       const set = this.#watches.get(e.grKey);

@@ -143,12 +143,18 @@ export class ResourceStore {
   readonly #storage: Storage;
   readonly #registry: ResourceRegistry;
   readonly #clock: Clock;
+  readonly #watchCache: boolean;
 
-  /** @param storage - objects; @param registry - resources; @param clock - for timestamps. */
-  constructor(storage: Storage, registry: ResourceRegistry, clock: Clock) {
+  /**
+   * @param storage - objects; @param registry - resources; @param clock - for timestamps.
+   * @param watchCache - serve lists at resourceVersion "0" whole, ignoring `limit`, as
+   * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
+   */
+  constructor(storage: Storage, registry: ResourceRegistry, clock: Clock, watchCache = true) {
     this.#storage = storage;
     this.#registry = registry;
     this.#clock = clock;
+    this.#watchCache = watchCache;
   }
 
   #nowSecond = -1;
@@ -716,7 +722,7 @@ export class ResourceStore {
         q.resourceVersionMatch === 'Exact' ||
         (q.resourceVersionMatch === undefined && limit > 0 && asked !== 0);
       if (asked === 0) {
-        if (q.resourceVersionMatch === undefined) limit = 0;
+        if (q.resourceVersionMatch === undefined && this.#watchCache) limit = 0;
       } else if (asked > current) {
         throw new TooLargeResourceVersion(asked, current);
       } else if (exact) {

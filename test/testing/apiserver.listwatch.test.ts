@@ -171,6 +171,50 @@ describe('test API server (list and watch)', () => {
       assert.equal(list.metadata?.resourceVersion, String(server.resourceVersion));
     });
 
+    it('watch cache rule: resourceVersion=0 with a limit is served whole (limit ignored)', async () => {
+      const list = await core.listNamespacedConfigMap({
+        namespace: 'lw',
+        resourceVersion: '0',
+        limit: 3,
+      });
+      const all = await core.listNamespacedConfigMap({ namespace: 'lw' });
+      assert.ok(all.items.length > 3);
+      assert.equal(list.items.length, all.items.length);
+      assert.equal(list.metadata?._continue, undefined);
+    });
+
+    it('watchCache: false pages a resourceVersion=0 list like --watch-cache=false', async () => {
+      const paging = await startTestApiServer({ watchCache: false });
+      try {
+        const pc = paging.kubeConfig().makeApiClient(k8s.CoreV1Api);
+        for (let i = 0; i < 5; i++) {
+          await pc.createNamespacedConfigMap({
+            namespace: 'default',
+            body: { metadata: { name: `p-${i}` } },
+          });
+        }
+        const first = await pc.listNamespacedConfigMap({
+          namespace: 'default',
+          resourceVersion: '0',
+          limit: 2,
+        });
+        assert.equal(first.items.length, 2);
+        assert.ok(first.metadata?._continue, 'a continue token for the rest');
+        assert.equal(first.metadata?.remainingItemCount, 3);
+        const rest = await pc.listNamespacedConfigMap({
+          namespace: 'default',
+          limit: 10,
+          _continue: first.metadata._continue,
+        });
+        assert.deepEqual(
+          [...first.items, ...rest.items].map((c) => c.metadata?.name),
+          ['p-0', 'p-1', 'p-2', 'p-3', 'p-4'],
+        );
+      } finally {
+        await paging.close();
+      }
+    });
+
     it('a list at a future resourceVersion is 504 Timeout: Too large resource version', async () => {
       const future = String(server.resourceVersion + 100);
       const res = raw(
