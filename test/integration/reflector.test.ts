@@ -289,3 +289,43 @@ describe('Reflector against the in-memory API server', () => {
     await t.stop();
   });
 });
+
+describe('Reflector paging against a server without the watch cache model', () => {
+  let server: TestApiServer;
+  before(async () => {
+    server = await startTestApiServer({ watchCache: false });
+  });
+  afterEach(async () => {
+    await Promise.all(runningIngests.splice(0).map((stop) => stop()));
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('pager rule: the initial list at "0" comes in pages of 500 joined by continue tokens, every object once', async () => {
+    server.seed(
+      'pods',
+      Array.from({ length: 1201 }, (_, i) => makePod(`p-${String(i).padStart(4, '0')}`)),
+    );
+    server.clearRequests();
+    const t = ingest(server);
+    await waitFor(
+      'sync of 1201 pods',
+      () => t.fifo.hasSynced() && t.cache.listKeys().length === 1201,
+    );
+    const lists = server.requests
+      .filter((r) => r.verb === 'list')
+      .map((r) => new URL(r.url, 'http://x').searchParams);
+    assert.equal(lists.length, 3, 'ceil(1201 / 500) pages');
+    assert.deepEqual(
+      lists.map((q) => q.get('limit')),
+      ['500', '500', '500'],
+    );
+    assert.equal(lists[0]?.get('resourceVersion'), '0');
+    assert.ok(lists[1]?.get('continue') && lists[2]?.get('continue'), 'later pages carry continue');
+    assert.equal(lists[1]?.get('resourceVersion'), null, 'continuation pages drop resourceVersion');
+    const replaced = t.deltas.filter((d) => d.type === 'Replaced').length;
+    assert.equal(replaced, 1201, 'one replace() with every object of every page');
+    await t.stop();
+  });
+});
