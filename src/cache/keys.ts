@@ -60,26 +60,31 @@ export class KeyError extends KubeControllerKitError {
   }
 }
 
+/** JSON of a value for a message; never throws (BigInt, a throwing `toJSON`, cycles). */
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch (err) {
+    return `<${errorMessage(err)}>`;
+  }
+}
+
 /** A short description of an object for error messages (kind, name, or its JSON start). */
 export function describe(obj: unknown): string {
   if (obj === null) return 'null';
   if (typeof obj === 'function') return 'function';
-  if (typeof obj !== 'object') return `${typeof obj} ${JSON.stringify(obj) ?? ''}`;
+  if (typeof obj === 'bigint') return `bigint ${obj}`;
+  if (typeof obj !== 'object') return `${typeof obj} ${safeJson(obj)}`;
   const o = obj as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
   const kind = typeof o.kind === 'string' ? o.kind : 'object';
   const meta = o.metadata;
   if (meta !== null && typeof meta === 'object') {
-    const name = typeof meta.name === 'string' ? meta.name : JSON.stringify(meta.name ?? null);
+    const name = typeof meta.name === 'string' ? meta.name : safeJson(meta.name ?? null);
     const ns =
       typeof meta.namespace === 'string' && meta.namespace !== '' ? `${meta.namespace}/` : '';
     return `${kind} ${ns}${name}`;
   }
-  let json: string;
-  try {
-    json = JSON.stringify(obj) ?? '';
-  } catch (err) {
-    json = `<${errorMessage(err)}>`;
-  }
+  const json = safeJson(obj);
   return `${kind} ${json.length > 100 ? json.slice(0, 100) + '…' : json}`;
 }
 
