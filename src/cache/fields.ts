@@ -163,6 +163,19 @@ function parseTerm(input: string, part: Part): FieldRequirement {
         'the field name before the operator is empty',
       );
     }
+    // Trimming the blanks before the operator can leave a field that, rendered back, reads
+    // differently: `a! =b` would render as `a!=b` (field `a`, operator `!=`), and `a\ =b` as
+    // `a\=b` (an escaped '=', no operator). Refuse both rather than change the meaning.
+    if (field.endsWith('!') || /(?:^|[^\\])(?:\\\\)*\\$/.test(field)) {
+      throw new SelectorParseError(
+        'field',
+        input,
+        part.pos + i - 1,
+        field.endsWith('!')
+          ? `the field name ends with '!' before a blank and '='; write '!=' without the blank`
+          : 'the field name ends with a lone backslash',
+      );
+    }
     const value = unescape(input, t.slice(i + len), part.pos + i + len);
     return { field, operator: op, value };
   }
