@@ -357,8 +357,16 @@ export class Transport {
       await this.#kc.applyToHTTPSOptions(options);
     } catch (err) {
       // client-node's messages name files and plugins, not secrets; keep only the message.
+      // Except a JSON parse error: it quotes the text it could not parse, which is the
+      // credential itself when an exec plugin prints a bare token. Keep only its kind.
+      const detail =
+        err instanceof SyntaxError
+          ? 'the exec credential plugin (or credential file) did not produce valid JSON'
+          : err instanceof Error
+            ? err.message
+            : 'unknown error';
       throw new KubeConfigError(
-        `could not apply the kubeconfig's credentials: ${err instanceof Error ? err.message : 'unknown error'}; check the current user's auth settings`,
+        `could not apply the kubeconfig's credentials: ${detail}; check the current user's auth settings`,
       );
     }
     const headers: Record<string, string> = {};
