@@ -199,6 +199,34 @@ export class WatchDecodeError extends KubeControllerKitError {
   }
 }
 
+/**
+ * A successful (2xx) answer whose body is not JSON — a proxy's HTML page, a truncated body.
+ * Nothing was decoded; a read can be retried, a write may or may not have taken effect.
+ */
+export class ResponseDecodeError extends KubeControllerKitError {
+  /** The HTTP status code of the answer. */
+  readonly statusCode: number;
+  /** The start of the body, at most 120 characters. */
+  readonly excerpt: string;
+
+  /**
+   * @param context - which request (method and redacted URL).
+   * @param statusCode - the HTTP status.
+   * @param body - the body that did not parse (it is truncated here).
+   * @param cause - the parse error.
+   */
+  constructor(context: string, statusCode: number, body: string, cause?: unknown) {
+    const excerpt = body.length > 120 ? `${body.slice(0, 120)}…` : body;
+    super(
+      `${context}: the ${statusCode} answer's body is not JSON (${body.length} characters, ` +
+        `starting ${JSON.stringify(excerpt)}); is a proxy in the way?`,
+      { cause },
+    );
+    this.statusCode = statusCode;
+    this.excerpt = excerpt;
+  }
+}
+
 /** A request got no complete answer within its timeout. The request was cancelled. */
 export class RequestTimeoutError extends KubeControllerKitError {
   /** The timeout that expired, in milliseconds. */

@@ -37,7 +37,13 @@ import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
-import { ApiError, ConnectionError, KubeConfigError, RequestTimeoutError } from './errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  KubeConfigError,
+  RequestTimeoutError,
+  ResponseDecodeError,
+} from './errors.js';
 import { redactUrl } from './redact.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
@@ -221,7 +227,8 @@ export class Transport {
   /**
    * Sends a request and resolves with the parsed JSON body (`undefined` for an empty body).
    *
-   * @throws ApiError for a non-2xx answer; RequestTimeoutError; ConnectionError; the abort reason.
+   * @throws ApiError for a non-2xx answer; ResponseDecodeError for a 2xx body that is not
+   * JSON; RequestTimeoutError; ConnectionError; the abort reason.
    */
   async request<R>(spec: RequestSpec): Promise<R> {
     const retry = spec.retry ?? spec.method === 'GET';
@@ -231,7 +238,12 @@ export class Transport {
       const answer = await this.#exchange(spec, credentials);
       if (answer.statusCode >= 200 && answer.statusCode < 300) {
         if (answer.body.length === 0) return undefined as R;
-        return JSON.parse(answer.body.toString('utf8')) as R;
+        const text = answer.body.toString('utf8');
+        try {
+          return JSON.parse(text) as R;
+        } catch (err) {
+          throw new ResponseDecodeError(this.#context(spec), answer.statusCode, text, err);
+        }
       }
       if (answer.statusCode === 401 && !refreshed) {
         refreshed = true;

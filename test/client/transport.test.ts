@@ -9,6 +9,7 @@ import {
   ApiError,
   ConnectionError,
   RequestTimeoutError,
+  ResponseDecodeError,
   isNotFound,
   isTooManyRequests,
 } from '../../src/client/errors.js';
@@ -115,6 +116,22 @@ test('a non-Status error body gets a Status synthesized from the HTTP code', asy
   assert.equal(err.code, 502);
   assert.equal(err.reason, 'InternalError');
   assert.match(err.message, /502/);
+});
+
+test('a 2xx answer whose body is not JSON is a ResponseDecodeError naming the request, never a bare SyntaxError', async (t) => {
+  const { transport } = await setup(t, (_req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<html>login required</html>');
+  });
+  const err = await transport
+    .request({ method: 'GET', path: '/api/v1/pods' })
+    .catch((e: unknown) => e);
+  assert.ok(err instanceof ResponseDecodeError, `got ${String(err)}`);
+  assert.equal(err.statusCode, 200);
+  assert.equal(err.excerpt, '<html>login required</html>');
+  assert.match(err.message, /GET \/api\/v1\/pods/);
+  assert.ok(err.cause instanceof SyntaxError);
+  assertNoToken(err);
 });
 
 test('a GET answered 429 with Retry-After is retried after that many seconds of the clock', async (t) => {
