@@ -263,7 +263,30 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       server = createHttpServer(handler);
     }
     server.keepAliveTimeout = 5000;
-    server.on('clientError', (_err, socket) => socket.destroy());
+    // A request Node.js cannot parse (e.g. raw non-ASCII bytes in the path) gets a 400
+    // Status and the connection is closed, as kube-apiserver answers 400; a socket with a
+    // response in flight is only closed.
+    const busy = new WeakSet<object>();
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      busy.add(req.socket);
+      res.on('close', () => busy.delete(req.socket));
+    });
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+      if (!socket.writable || busy.has(socket) || err.code === 'ECONNRESET') {
+        socket.destroy();
+        return;
+      }
+      const body = JSON.stringify(
+        failure(400, 'BadRequest', `the request could not be parsed: ${err.code ?? err.message}`),
+      );
+      const raw = (err as { rawPacket?: unknown }).rawPacket;
+      const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+      socket.end(
+        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n` +
+          (head ? '' : body),
+      );
+    });
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -651,7 +674,16 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const rawUrl = req.url ?? '/';
+    let url: URL;
+    try {
+      // A path is taken as a path even when it starts with `//` (not a host).
+      url = rawUrl.startsWith('/')
+        ? new URL(`http://localhost${rawUrl}`)
+        : new URL(rawUrl, 'http://localhost');
+    } catch {
+      url = new URL('http://localhost/');
+    }
     const method = req.method ?? 'GET';
     const record: RecordedRequest = {
       method,
@@ -674,10 +706,22 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       this.#sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
       return;
     }
-    const segments = url.pathname
-      .split('/')
-      .filter((s) => s !== '')
-      .map(decodeURIComponent);
+    let segments: string[];
+    try {
+      segments = url.pathname
+        .split('/')
+        .filter((s) => s !== '')
+        .map(decodeURIComponent);
+    } catch {
+      req.resume();
+      this.#sendStatus(
+        res,
+        badRequest(
+          `the request path ${JSON.stringify(url.pathname)} has an invalid percent-encoding`,
+        ).status,
+      );
+      return;
+    }
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (method === 'GET') {
       const doc = this.#discovery(path, segments, req);
