@@ -78,7 +78,12 @@ export interface TestApiServerOptions {
   clock?: Clock;
   /** Logger (default silent). */
   logger?: Logger;
-  /** Interval of BOOKMARK events on watches that allow them (default 60 000 ms). */
+  /**
+   * Interval of BOOKMARK events on watches that allow them (default 60 000 ms). A watch with
+   * `timeoutSeconds` also gets one 2 s before it times out. As from kube-apiserver, a
+   * bookmark is sent only once the resource has changed since the watch went live (after
+   * its replayed or initial events), delivered to this watch or not.
+   */
   bookmarkIntervalMs?: number;
   /** Change events kept for watch replay; older ones are compacted (default 100 000). */
   historySize?: number;
@@ -1225,6 +1230,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       for (const e of this.#storage.eventsAfter(grKey, startRv) ?? []) conn.send(e);
     }
     if (conn.closed) return;
+    conn.startLive();
     set.add(conn);
     for (const w of [...this.#watchWaiters]) w();
   }

@@ -588,20 +588,22 @@ export class ResourceStore {
     const existing = this.get(type, namespace, name);
     const meta = existing.obj.metadata ?? {};
     const pre = opts.preconditions;
+    // kube-apiserver checks delete preconditions before deleting (rest.BeforeDelete), and
+    // that check names the object by its Kind, not its resource: `Widget.example.com "x"`.
     if (pre?.uid !== undefined && pre.uid !== meta.uid) {
       throw conflict(
         type.group,
-        type.resource,
+        type.kind,
         name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta.uid ?? ''}`,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid ?? ''}). The object might have been deleted and then recreated`,
       );
     }
     if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta.resourceVersion) {
       throw conflict(
         type.group,
-        type.resource,
+        type.kind,
         name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion ?? ''}`,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
     const finalizers = meta.finalizers ?? [];

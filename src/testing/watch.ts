@@ -7,7 +7,9 @@
  * event loop so that one socket write carries many events.
  *
  * Selectors follow kube-apiserver's transitions: an object that stops matching arrives as
- * DELETED, one that starts matching as ADDED.
+ * DELETED, one that starts matching as ADDED. Bookmarks follow its watch cache too: at the
+ * bookmark interval or 2 s before the watch's timeout, and only once the resource has
+ * changed since the watch went live (after its replayed or initial events).
  *
  * @module
  */
@@ -68,6 +70,9 @@ class FlushScheduler {
 
 const flusher = new FlushScheduler();
 
+/** How long before a watch's timeout kube-apiserver sends its last BOOKMARK. */
+const PRE_TIMEOUT_BOOKMARK_MS = 2000;
+
 /** Renders a stored object for a client: at a version, optionally metadata-only. */
 export function renderObject(
   stored: StoredObject,
@@ -121,7 +126,10 @@ export interface WatchConnectionOptions extends WatchFilter {
   res: ServerResponse;
   /** Clock for bookmarks and timeouts. */
   clock: Clock;
-  /** Send BOOKMARK events this often (0 or undefined = never). */
+  /**
+   * Send BOOKMARK events this often (0 or undefined = never), and 2 s before `timeoutMs`
+   * when that comes first.
+   */
   bookmarkIntervalMs: number | undefined;
   /** End the watch after this long (undefined = never). */
   timeoutMs: number | undefined;
@@ -141,10 +149,17 @@ export class WatchConnection {
   #flushScheduled = false;
   #paused = false;
   #closed = false;
+  /** The newest version this watch knows of (its own events and the ones it filtered out). */
   #lastRv: number;
+  /**
+   * The version the watch went live at (after its replayed or initial events): periodic
+   * bookmarks wait until the resource has moved past it.
+   */
+  #liveFromRv: number;
   #closeAfter: number | undefined;
   #bookmarkTimer: Timer | undefined;
   #timeoutTimer: Timer | undefined;
+  #deadline: number | undefined;
   readonly #bookmarkIntervalMs: number | undefined;
   readonly #onClose: (w: WatchConnection) => void;
   /** Renders event lines differently (server-side printing); default: the object itself. */
@@ -163,10 +178,12 @@ export class WatchConnection {
     this.#res = options.res;
     this.#clock = options.clock;
     this.#lastRv = options.startRv;
+    this.#liveFromRv = options.startRv;
     this.#onClose = options.onClose;
     this.#bookmarkIntervalMs = options.bookmarkIntervalMs;
     this.#res.on('close', () => this.#finish());
     if (options.timeoutMs !== undefined) {
+      this.#deadline = this.#clock.now() + options.timeoutMs;
       this.#timeoutTimer = this.#clock.setTimeout(() => this.end(), options.timeoutMs);
     }
     this.#armBookmark();
@@ -177,12 +194,38 @@ export class WatchConnection {
     return this.#closed;
   }
 
+  /**
+   * Schedules the next BOOKMARK as kube-apiserver's watch cache does: after the bookmark
+   * interval, or 2 s before the watch's timeout when that comes first (so a client learns
+   * the latest version just before the server ends the watch); none once that moment has
+   * passed.
+   */
   #armBookmark(): void {
     if (!this.#bookmarkIntervalMs || this.#closed) return;
+    let delay = this.#bookmarkIntervalMs;
+    let last = false;
+    if (this.#deadline !== undefined) {
+      const untilPreTimeout = this.#deadline - PRE_TIMEOUT_BOOKMARK_MS - this.#clock.now();
+      if (untilPreTimeout < 0) return;
+      if (untilPreTimeout <= delay) {
+        delay = untilPreTimeout;
+        last = true;
+      }
+    }
     this.#bookmarkTimer = this.#clock.setTimeout(() => {
-      this.sendBookmark(this.#lastRv);
-      this.#armBookmark();
-    }, this.#bookmarkIntervalMs);
+      // Like kube-apiserver's watch cache: a bookmark only once the resource has changed
+      // since the watch went live (its version is then the newest this watch knows of).
+      if (this.#lastRv > this.#liveFromRv) this.sendBookmark(this.#lastRv);
+      if (!last) this.#armBookmark();
+    }, delay);
+  }
+
+  /**
+   * Marks the end of the replayed history or initial events: the watch is live from here.
+   * Periodic bookmarks are sent only after the resource changes past this point.
+   */
+  startLive(): void {
+    this.#liveFromRv = this.#lastRv;
   }
 
   /** Whether an object is selected by this watch. */
@@ -200,7 +243,10 @@ export class WatchConnection {
     if (e.rv <= this.#lastRv) return;
     const f = this.filter;
     const plain = f.label === undefined && f.field === undefined;
-    if (f.namespace !== undefined && e.object.namespace !== f.namespace) return;
+    if (f.namespace !== undefined && e.object.namespace !== f.namespace) {
+      this.#lastRv = e.rv;
+      return;
+    }
     let type: ChangeType = e.type;
     if (plain) {
       this.#queue(this.#line(e, type), e.rv);

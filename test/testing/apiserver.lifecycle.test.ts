@@ -271,7 +271,7 @@ describe('test API server (lifecycle)', () => {
         }),
       );
       assert.equal(code, 409);
-      assert.match(body.message, /Precondition failed/);
+      assert.match(body.message, /the ResourceVersion in the precondition \(1\) does not match/);
       await core.deleteNamespacedConfigMap({
         namespace: 'default',
         name: 'pre',

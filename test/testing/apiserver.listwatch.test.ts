@@ -370,6 +370,8 @@ describe('test API server (list and watch)', () => {
         `/api/v1/namespaces/lw/configmaps?watch=true&allowWatchBookmarks=true&resourceVersion=${server.resourceVersion}`,
       );
       await server.waitForWatch('configmaps');
+      // A change the watch does not select: the bookmark brings its version (news only).
+      server.create('configmaps', { metadata: { name: 'bm-news', namespace: 'default' } });
       await clock.advance(1000);
       const [b] = await w.waitFor(1);
       assert.equal(b?.type, 'BOOKMARK');
