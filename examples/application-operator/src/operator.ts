@@ -23,7 +23,13 @@ import {
   servicesResource,
   splitMetaNamespaceKey,
 } from '../../../src/index.js';
-import type { DeepReadonly, KubeConfigLike, Logger, Serialized } from '../../../src/index.js';
+import type {
+  ApiResource,
+  DeepReadonly,
+  KubeConfigLike,
+  Logger,
+  Serialized,
+} from '../../../src/index.js';
 import {
   applicationResource,
   type Application,
@@ -56,6 +62,17 @@ export interface OperatorOptions {
   logger?: Logger;
   /** Called for every step; for progress output and tests. */
   onEvent?: (event: OperatorEvent) => void;
+  /**
+   * Where the child Deployments live (default `apps/v1` deployments). Another resource of
+   * the same shape may stand in for it, e.g. a CRD on a server without the apps group.
+   */
+  deploymentResource?: ApiResource<Deployment>;
+  /** Where the child Services live (default `v1` services); see `deploymentResource`. */
+  serviceResource?: ApiResource<Service>;
+}
+
+function apiVersionOf(resource: ApiResource<unknown>): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
 }
 
 /** The Deployment the operator wants for `app`. */
@@ -174,11 +191,13 @@ export async function runOperator(
     ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
   });
   const apps = new ResourceClient(factory.transport, applicationResource);
-  const deployments = new ResourceClient(factory.transport, deploymentsResource);
-  const services = new ResourceClient(factory.transport, servicesResource);
+  const deploymentResource = options.deploymentResource ?? deploymentsResource;
+  const serviceResource = options.serviceResource ?? servicesResource;
+  const deployments = new ResourceClient(factory.transport, deploymentResource);
+  const services = new ResourceClient(factory.transport, serviceResource);
   const appInformer = factory.forResource(applicationResource);
-  const deploymentInformer = factory.deployments();
-  const serviceInformer = factory.services();
+  const deploymentInformer = factory.forResource(deploymentResource);
+  const serviceInformer = factory.forResource(serviceResource);
   const appLister = appInformer.lister();
   const deploymentLister = deploymentInformer.lister();
   const serviceLister = serviceInformer.lister();
@@ -239,7 +258,10 @@ export async function runOperator(
     const name = app.metadata?.name ?? '';
     const write = { signal: rsignal, fieldManager: FIELD_MANAGER };
     let action: 'created' | 'updated' | 'unchanged' = 'unchanged';
-    const wantDeployment = desiredDeployment(app);
+    const wantDeployment = {
+      ...desiredDeployment(app),
+      apiVersion: apiVersionOf(deploymentResource),
+    };
     const liveDeployment = deploymentLister.byNamespace(ns).tryGet(name);
     if (liveDeployment === undefined) {
       try {
@@ -256,7 +278,9 @@ export async function runOperator(
     }
     if (serviceLister.byNamespace(ns).tryGet(name) === undefined) {
       try {
-        await services.namespace(ns).create(desiredService(app), write);
+        await services
+          .namespace(ns)
+          .create({ ...desiredService(app), apiVersion: apiVersionOf(serviceResource) }, write);
         if (action === 'unchanged') action = 'created';
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
