@@ -1,58 +1,19 @@
 // Smoke test of scripts/real-apiserver.sh: a real apiextensions-apiserver on etcd answers
 // the way the conformance suite will rely on (client-certificate auth, CRDs, custom
 // resources, paging, watch, 410 after compaction).
-//
-// Which server:
-// - REAL_APISERVER_KUBECONFIG set: use that running server (started by the caller, e.g. CI
-//   via `eval "$(scripts/real-apiserver.sh env)"`); compaction uses REAL_APISERVER_RUN_DIR.
-// - otherwise, if the script reports a built server, start a private instance in a
-//   temporary run directory and stop it afterwards (a few seconds).
-// - otherwise skip, loudly; REAL_APISERVER_REQUIRED=1 turns the skip into a failure.
+// Which server: see servers.ts (REAL_APISERVER_KUBECONFIG; or, with REAL_APISERVER=1, a
+// private instance when built; else a skip; REAL_APISERVER_REQUIRED=1 makes a skip fail).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { parse } from 'yaml';
+import { acquireRealServer } from './servers.js';
+import type { RealServer, RealServerHandle } from './servers.js';
 
-const run = promisify(execFile);
-const script = resolve('scripts/real-apiserver.sh');
-
-interface Server {
-  url: URL;
-  ca: string;
-  cert: string;
-  key: string;
-  runDir: string;
-}
+type Server = RealServer;
 
 interface Response {
   status: number;
   body: string;
-}
-
-interface KubeconfigFile {
-  clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-  users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
-}
-
-const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
-
-async function loadServer(kubeconfig: string, runDir: string): Promise<Server> {
-  const kc = parse(await readFile(kubeconfig, 'utf8')) as KubeconfigFile;
-  const cluster = kc.clusters[0]?.cluster;
-  const user = kc.users[0]?.user;
-  assert.ok(cluster && user, `kubeconfig ${kubeconfig} has no cluster or user`);
-  return {
-    url: new URL(cluster.server),
-    ca: b64(cluster['certificate-authority-data']),
-    cert: b64(user['client-certificate-data']),
-    key: b64(user['client-key-data']),
-    runDir,
-  };
 }
 
 function call(
@@ -163,58 +124,26 @@ const widget = (name: string, size: number) => ({
   spec: { size },
 });
 
-async function scriptOutput(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const { stdout } = await run(script, args, { env, timeout: 180_000 });
-  return stdout.trim();
-}
-
+let handle: RealServerHandle | undefined;
 let server: Server | undefined;
-let ownedRunDir: string | undefined;
 let skipReason: string | undefined;
-const scriptEnv = (): NodeJS.ProcessEnv => ({
-  ...process.env,
-  ...(server ? { REAL_APISERVER_RUN_DIR: server.runDir } : {}),
-});
 
 before(async () => {
-  const given = process.env['REAL_APISERVER_KUBECONFIG'];
-  if (given) {
-    server = await loadServer(given, process.env['REAL_APISERVER_RUN_DIR'] ?? '');
-    return;
-  }
-  const status = await run(script, ['status'], { env: process.env }).then(
-    (r) => r.stdout,
-    (e: { stdout?: string }) => e.stdout ?? '',
-  );
-  if (!status.includes('built:')) {
-    skipReason = `real apiserver not built (${status.trim()}); run scripts/real-apiserver.sh build`;
-    if (process.env['REAL_APISERVER_REQUIRED'] === '1') throw new Error(skipReason);
-    console.error(`\n*** SKIPPING real-server smoke test: ${skipReason} ***\n`);
-    return;
-  }
-  ownedRunDir = await mkdtemp(join(tmpdir(), 'kck-real-apiserver-run-'));
-  const env = { ...process.env, REAL_APISERVER_RUN_DIR: ownedRunDir };
-  try {
-    const kubeconfig = await scriptOutput(['start'], env);
-    server = await loadServer(kubeconfig, ownedRunDir);
-  } catch (err) {
-    await run(script, ['stop'], { env }).catch(() => undefined);
-    throw err;
-  }
+  handle = await acquireRealServer('real-server smoke test');
+  server = handle.server;
+  skipReason = handle.skipReason;
 });
 
 after(async () => {
-  if (server && !ownedRunDir) {
+  // On a server we did not start, leave nothing behind; a private one is simply stopped.
+  if (server && process.env['REAL_APISERVER_KUBECONFIG']) {
     await call(
       server,
       'DELETE',
       `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crdName}`,
     );
   }
-  if (ownedRunDir) {
-    await run(script, ['stop'], { env: { ...process.env, REAL_APISERVER_RUN_DIR: ownedRunDir } });
-    await rm(ownedRunDir, { recursive: true, force: true });
-  }
+  await handle?.release();
 });
 
 function need(t: { skip: (msg: string) => void }): Server | undefined {
@@ -309,7 +238,7 @@ describe('real apiextensions-apiserver (scripts/real-apiserver.sh)', () => {
     // Move etcd past the list's revision, then compact to the current revision.
     const res = await call(s, 'POST', widgets, widget('after-page', 1));
     assert.equal(res.status, 201, res.body);
-    await scriptOutput(['compact'], scriptEnv());
+    await s.compact();
     // The watch cache keeps list snapshots until its compactor polls compact_rev_key (every
     // 15 s in the apiserver); nothing to await, so poll the server until it answers 410.
     const url = `${widgets}?limit=2&continue=${encodeURIComponent(token)}`;
