@@ -10,7 +10,8 @@
 #
 # Usage: scripts/test-client-node-2.sh [test file or directory ...]
 #   default targets: the client, testing and integration suites plus the informer factory and
-#   lease-lock tests (everything that talks to a server through client-node types or KubeConfig).
+#   lease-lock tests (everything that talks to a server through client-node types or KubeConfig),
+#   the secret-redaction tests, and the chaos suite (CHAOS_RUNS schedules, default 100 here).
 # Environment:
 #   CLIENT_NODE_SPEC  client-node version to install (default: @kubernetes/client-node@2)
 #   NODE_SPEC         Node package to install          (default: node@22)
@@ -26,7 +27,7 @@ if [ "$#" -gt 0 ]; then
   targets=("$@")
 else
   targets=(test/client test/testing test/integration test/cache/factory.test.ts
-    test/leaderelection/apiserver.test.ts)
+    test/leaderelection/apiserver.test.ts test/security test/chaos)
 fi
 
 mkdir -p .tmp
@@ -69,6 +70,7 @@ case "$client_node_version" in
 esac
 setup_s=$(($(date +%s) - start))
 
+export CHAOS_RUNS=${CHAOS_RUNS:-100}
 echo "== tests: ${targets[*]}"
 status=0
 "$node22" scripts/run-tests.mjs "${targets[@]}" || status=$?
