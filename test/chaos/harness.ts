@@ -46,23 +46,12 @@ import type { Clock, Timer } from '../../src/util/clock.js';
 import { realClock } from '../../src/util/clock.js';
 import { errorMessage } from '../../src/util/errors.js';
 import type { Logger } from '../../src/util/logger.js';
+import { mulberry32 } from '../support/random.js';
 
 type ConfigMap = Serialized<V1ConfigMap>;
 type Pod = Serialized<V1Pod>;
 
 // ── PRNG ──────────────────────────────────────────────────────────────────────────────
-
-/** A seeded PRNG (mulberry32): a function returning numbers in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Helpers over a PRNG. */
 class Rng {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { LeaderElectedRunner, LeaseLock } from '../../src/leaderelection/index.js';
-import { FakeLeaseStore, seededRandom } from './fake_lease_store.js';
+import { FakeLeaseStore } from './fake_lease_store.js';
+import { mulberry32 } from '../support/random.js';
 import type { FakeLeaseClient } from './fake_lease_store.js';
 
 interface Interval {
@@ -37,7 +38,7 @@ async function scenario(
   seed: number,
   steps: number,
 ): Promise<{ intervals: Interval[]; failovers: number }> {
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   const store = new FakeLeaseStore(clock);
