@@ -306,7 +306,7 @@ async function main(): Promise<void> {
       rows,
     );
   }
-  if (only !== 'cpu') await rss(50_000, 3);
+  if (only !== 'cpu') await rss(50_000, 5);
 }
 
 await main();
