@@ -154,7 +154,8 @@ function parseTerm(input: string, part: Part): FieldRequirement {
       len = t[i + 1] === '=' ? 2 : 1;
     }
     if (op === undefined) continue;
-    const field = t.slice(0, i).trim();
+    const rawField = t.slice(0, i);
+    const field = rawField.trim();
     if (field.length === 0) {
       throw new SelectorParseError(
         'field',
@@ -166,7 +167,8 @@ function parseTerm(input: string, part: Part): FieldRequirement {
     // Trimming the blanks before the operator can leave a field that, rendered back, reads
     // differently: `a! =b` would render as `a!=b` (field `a`, operator `!=`), and `a\ =b` as
     // `a\=b` (an escaped '=', no operator). Refuse both rather than change the meaning.
-    if (field.endsWith('!') || /(?:^|[^\\])(?:\\\\)*\\$/.test(field)) {
+    const trimmedTail = rawField.length !== rawField.trimEnd().length;
+    if (trimmedTail && (field.endsWith('!') || /(?:^|[^\\])(?:\\\\)*\\$/.test(field))) {
       throw new SelectorParseError(
         'field',
         input,

@@ -324,6 +324,11 @@ describe('field selector fuzzing', () => {
         },
       );
     }
+    // Without a blank, a '!' ending the field is the field's own: `a!!=b` is field `a!`
+    // with operator `!=`, as in Kubernetes, and round-trips.
+    const bang = parseFieldSelector('a!!=b');
+    assert.deepEqual({ ...bang.requirements[0] }, { field: 'a!', operator: '!=', value: 'b' });
+    sameFieldSelector(parseFieldSelector(bang.toString()), bang);
     // An even run of backslashes is an ordinary (if odd) field name and round-trips.
     const even = parseFieldSelector('a\\\\ =b');
     assert.equal(even.requirements[0]?.field, 'a\\\\');
