@@ -680,14 +680,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawUrl = req.url ?? '/';
-    let url: URL;
+    let url: URL | undefined;
     try {
       // A path is taken as a path even when it starts with `//` (not a host).
       url = rawUrl.startsWith('/')
         ? new URL(`http://localhost${rawUrl}`)
         : new URL(rawUrl, 'http://localhost');
     } catch {
-      url = new URL('http://localhost/');
+      url = undefined;
     }
     const method = req.method ?? 'GET';
     const record: RecordedRequest = {
@@ -709,6 +709,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     if (!this.#authorized(req)) {
       req.resume();
       this.#sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
+      return;
+    }
+    if (url === undefined) {
+      req.resume();
+      this.#sendStatus(
+        res,
+        badRequest(`the request target ${JSON.stringify(rawUrl)} is not a valid URL`).status,
+      );
       return;
     }
     let segments: string[];

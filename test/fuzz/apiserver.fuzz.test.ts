@@ -468,13 +468,14 @@ describe('in-memory API server request fuzzing', () => {
     assert.deepEqual(logger.errors, []);
   });
 
-  test('regression: broken percent-escapes, %00, `//` and raw non-ASCII bytes in a path are answered with a Status, not an internal error or a hang-up', async () => {
+  test('regression: broken percent-escapes, %00, `//`, raw non-ASCII bytes and targets that are not URLs are answered with a Status, not an internal error or a hang-up', async () => {
     const malformed = [
       '/api/v1/namespaces/%E0%A4%A/configmaps',
       '/api/v1/namespaces/default/configmaps/%',
       '/apis/%ZZ',
       '//%/x',
       '/api/\u00e9\u0090',
+      'http://[x/api/v1/pods', // an absolute-form target that is not a URL
     ];
     const odd = [
       '/api/v1/namespaces/a%00b/configmaps',
