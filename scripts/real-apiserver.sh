@@ -385,6 +385,10 @@ EOF
 
 cmd_start() {
   local kubeconfig=""
+  local tool
+  for tool in openssl curl setsid; do
+    command -v "$tool" >/dev/null || die "$tool is needed to start the server (apt-get install $tool)"
+  done
   while (($# > 0)); do
     case $1 in
     --kubeconfig) kubeconfig=${2:?--kubeconfig needs a path} && shift 2 ;;

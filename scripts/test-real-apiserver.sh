@@ -27,8 +27,8 @@ frame() {
 t0=$SECONDS
 set +e
 build_log=$(mktemp "${TMPDIR:-/tmp}/real-apiserver-build.XXXXXX")
-"$script" build 2> >(tee "$build_log" >&2)
-rc=$?
+"$script" build 2>&1 | tee "$build_log" >&2
+rc=${PIPESTATUS[0]}
 set -e
 if [[ $rc == 3 ]]; then
   # The framed message of real-apiserver.sh: '# <reason>' lines between its header and footer.
