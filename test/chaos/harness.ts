@@ -42,8 +42,8 @@ import type { KubeObject, Serialized } from '../../src/client/types.js';
 import { Controller } from '../../src/controller/index.js';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer, WatchSelector } from '../../src/testing/index.js';
-import type { Clock, Timer } from '../../src/util/clock.js';
-import { realClock } from '../../src/util/clock.js';
+import type { Timer } from '../../src/util/clock.js';
+import { RealClock } from '../../src/util/clock.js';
 import { errorMessage } from '../../src/util/errors.js';
 import type { Logger } from '../../src/util/logger.js';
 import { mulberry32 } from '../support/random.js';
@@ -357,39 +357,24 @@ export function describeStep(step: ChaosStep): string {
  * watch", resync, backoff) keep their proportions while a schedule takes well under a
  * second of real time. The sockets and the server stay on real time.
  */
-export class ScaledClock implements Clock {
+export class ScaledClock extends RealClock {
   readonly #scale: number;
   readonly #origin = Date.now();
 
   /** @param scale - how many clock milliseconds pass per real millisecond. */
   constructor(scale: number) {
+    super();
     this.#scale = scale;
   }
 
   /** {@inheritDoc Clock.now} */
-  now(): number {
+  override now(): number {
     return this.#origin + (Date.now() - this.#origin) * this.#scale;
   }
 
-  /** {@inheritDoc Clock.setTimeout} */
-  setTimeout(callback: () => void, delayMs: number): Timer {
-    return realClock.setTimeout(callback, delayMs / this.#scale);
-  }
-
-  /** {@inheritDoc Clock.sleep} */
-  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        timer.cancel();
-        reject(signal?.reason as Error);
-      };
-      const timer = this.setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, delayMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+  /** {@inheritDoc Clock.setTimeout} (`sleep` is the real clock's, over this one.) */
+  override setTimeout(callback: () => void, delayMs: number): Timer {
+    return super.setTimeout(callback, delayMs / this.#scale);
   }
 }
 
