@@ -40,6 +40,7 @@ import { readManifests } from '../../examples/shared/cluster.js';
 import { FINALIZER, runOperator } from '../../examples/application-operator/src/operator.js';
 import type { OperatorEvent } from '../../examples/application-operator/src/operator.js';
 import { applicationResource } from '../../examples/application-operator/src/generated/application_v1.js';
+import { eventually as poll } from '../support/eventually.js';
 
 /** A server the scenarios run against. */
 export interface ConformanceTarget {
@@ -138,17 +139,13 @@ export function resourceOf(crd: UnstructuredObject): ApiResource<Widget> {
   };
 }
 
-/** Polls `cond` until it holds; fails naming `what` after `timeoutMs`. */
-export async function eventually(
+/** Polls `cond` every 20 ms until it holds; fails naming `what` after `timeoutMs`. */
+export function eventually(
   what: string,
   cond: () => boolean | Promise<boolean>,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  return poll(what, cond, timeoutMs, 20);
 }
 
 /**

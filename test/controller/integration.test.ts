@@ -20,23 +20,11 @@ import {
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
+import { eventually } from '../support/eventually.js';
 
 type ConfigMap = Serialized<V1ConfigMap>;
 type Secret = Serialized<V1Secret>;
 const FINALIZER = 'example.com/child-secret';
-
-/** Polls (real time) until `cond` holds. */
-async function eventually(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('Controller against the in-memory API server', () => {
   let server: TestApiServer;

@@ -1,15 +1,10 @@
 // Shared helpers of the factory and dynamic tests.
-import assert from 'node:assert/strict';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { UnstructuredObject } from '../../src/client/types.js';
+import { eventually } from '../support/eventually.js';
 
 /** Polls `cond` (every 5 ms) until true; fails after `timeoutMs` naming `what`. */
-export async function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await delay(5);
-  }
+export function until(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
+  return eventually(what, cond, timeoutMs);
 }
 
 /** Fast reflector backoff for tests. */

@@ -12,20 +12,13 @@ import { readManifests } from '../../examples/shared/cluster.js';
 import { FINALIZER, runOperator } from '../../examples/application-operator/src/operator.js';
 import { applicationResource } from '../../examples/application-operator/src/generated/application_v1.js';
 import type { Application } from '../../examples/application-operator/src/generated/application_v1.js';
+import { eventually } from '../support/eventually.js';
 
 const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const deploymentsRef = { group: 'apps', resource: 'deployments' };
 const appsRef = { group: 'example.com', resource: 'applications' };
 type Deployment = Serialized<V1Deployment> & { apiVersion: string };
 type Service = Serialized<V1Service> & { apiVersion: string };
-
-async function eventually(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('application-operator example', () => {
   let server: TestApiServer;

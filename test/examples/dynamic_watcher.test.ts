@@ -7,17 +7,10 @@ import type { TestApiServer } from '../../src/testing/index.js';
 import { readManifests } from '../../examples/shared/cluster.js';
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import type { DynamicEvent } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
+import { eventually } from '../support/eventually.js';
 
 const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const appsRef = { group: 'example.com', resource: 'applications' };
-
-async function eventually(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('dynamic-watcher example', () => {
   let server: TestApiServer;

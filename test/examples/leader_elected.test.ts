@@ -7,17 +7,10 @@ import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { readManifests } from '../../examples/shared/cluster.js';
 import { runReplica } from '../../examples/leader-elected/src/replica.js';
+import { eventually } from '../support/eventually.js';
 
 const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const timing = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 };
-
-async function eventually(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('leader-elected example', () => {
   let server: TestApiServer;

@@ -5,14 +5,7 @@ import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
 import type { PodReport } from '../../examples/pod-watcher/src/pod_watcher.js';
-
-async function eventually(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+import { eventually } from '../support/eventually.js';
 
 const pod = (name: string, node: string) => ({
   apiVersion: 'v1',

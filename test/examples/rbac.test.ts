@@ -12,6 +12,7 @@ import { runOperator } from '../../examples/application-operator/src/operator.js
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
 import { runReplica } from '../../examples/leader-elected/src/replica.js';
+import { eventually as waitUntil } from '../support/eventually.js';
 
 interface Rule {
   apiGroups: string[];
@@ -97,12 +98,8 @@ function assertAllGranted(grants: readonly Grant[], requests: readonly RecordedR
   assert.deepEqual([...new Set(denied)], [], 'requests the manifest does not grant');
 }
 
-async function eventually(what: string, cond: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+function eventually(what: string, cond: () => boolean): Promise<void> {
+  return waitUntil(what, cond, 15_000);
 }
 
 const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };

@@ -15,6 +15,7 @@ import { noopLogger } from '../../src/util/logger.js';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import type { V1Pod } from '@kubernetes/client-node';
+import { eventually as waitFor } from '../support/eventually.js';
 
 type Pod = Serialized<V1Pod>;
 
@@ -27,15 +28,6 @@ function makePod(name: string, namespace = 'default'): Pod {
     metadata: { name, namespace, labels: { app: 'it' } },
     spec: { containers: [{ name: 'c', image: 'busybox' }] },
   };
-}
-
-/** Polls `cond` until true; fails after `timeoutMs` with `what`. */
-async function waitFor(what: string, cond: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await delay(5);
-  }
 }
 
 const runningIngests: (() => Promise<void>)[] = [];
