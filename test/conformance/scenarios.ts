@@ -9,7 +9,6 @@
 import { after, before, describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   ApiError,
@@ -36,11 +35,11 @@ import { SharedIndexInformer } from '../../src/cache/shared_informer.js';
 import { DynamicSharedInformerFactory } from '../../src/dynamic/dynamic_factory.js';
 import { CRDInformerManager, crdSelector } from '../../src/dynamic/crd_informer_manager.js';
 import { noopLogger } from '../../src/util/logger.js';
-import { readManifests } from '../../examples/shared/cluster.js';
 import { FINALIZER, runOperator } from '../../examples/application-operator/src/operator.js';
 import type { OperatorEvent } from '../../examples/application-operator/src/operator.js';
 import { applicationResource } from '../../examples/application-operator/src/generated/application_v1.js';
 import { eventually as poll } from '../support/eventually.js';
+import { applicationCrds } from '../examples/support.js';
 
 /** A server the scenarios run against. */
 export interface ConformanceTarget {
@@ -1079,11 +1078,7 @@ export function defineScenarios(
         return;
       }
       transport ??= new Transport(tg.kubeConfig());
-      const crdPath = fileURLToPath(
-        new URL('../../examples/application-operator/crd.yaml', import.meta.url),
-      );
-      for (const crd of await readManifests(crdPath))
-        await ensureCrd(transport, crd, tg.patienceMs);
+      for (const crd of await applicationCrds()) await ensureCrd(transport, crd, tg.patienceMs);
       // The real server serves no apps/v1 or v1: CRDs of the same kinds stand in for them.
       const loose = {
         type: 'object',

@@ -2,19 +2,17 @@
 // status through the status subresource, and cleanup through the finalizer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
-import { readManifests } from '../../examples/shared/cluster.js';
 import { FINALIZER, runOperator } from '../../examples/application-operator/src/operator.js';
 import { applicationResource } from '../../examples/application-operator/src/generated/application_v1.js';
 import type { Application } from '../../examples/application-operator/src/generated/application_v1.js';
 import { eventually } from '../support/eventually.js';
+import { installApplicationCrd } from './support.js';
 
-const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const deploymentsRef = { group: 'apps', resource: 'deployments' };
 const appsRef = { group: 'example.com', resource: 'applications' };
 type Deployment = Serialized<V1Deployment> & { apiVersion: string };
@@ -25,10 +23,7 @@ describe('application-operator example', () => {
   const getApp = () => server.get(appsRef, 'shop', 'default') as unknown as Application | undefined;
   before(async () => {
     server = await startTestApiServer();
-    const crdPath = fileURLToPath(
-      new URL('../../examples/application-operator/crd.yaml', import.meta.url),
-    );
-    for (const crd of await readManifests(crdPath)) server.create(crdRef, crd);
+    await installApplicationCrd(server);
   });
   after(async () => {
     await server.close();

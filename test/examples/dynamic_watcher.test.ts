@@ -1,15 +1,13 @@
 // The dynamic-watcher example: follows CRDs of one group as they appear and disappear.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
-import { readManifests } from '../../examples/shared/cluster.js';
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import type { DynamicEvent } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import { eventually } from '../support/eventually.js';
+import { applicationCrds, crdRef } from './support.js';
 
-const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const appsRef = { group: 'example.com', resource: 'applications' };
 
 describe('dynamic-watcher example', () => {
@@ -29,10 +27,7 @@ describe('dynamic-watcher example', () => {
       onEvent: (e) => events.push(e),
     });
     try {
-      const crdPath = fileURLToPath(
-        new URL('../../examples/application-operator/crd.yaml', import.meta.url),
-      );
-      const [crd] = await readManifests(crdPath);
+      const [crd] = await applicationCrds();
       server.create(crdRef, crd!);
       // A CRD of another group, with an object: never reported.
       const other = structuredClone(crd!) as typeof crd & {

@@ -1,25 +1,20 @@
 // The leader-elected example: three replicas, one leads; stopping it hands over.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
-import { readManifests } from '../../examples/shared/cluster.js';
 import { runReplica } from '../../examples/leader-elected/src/replica.js';
 import { eventually } from '../support/eventually.js';
+import { installApplicationCrd } from './support.js';
 
-const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const timing = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 };
 
 describe('leader-elected example', () => {
   let server: TestApiServer;
   before(async () => {
     server = await startTestApiServer();
-    const crdPath = fileURLToPath(
-      new URL('../../examples/application-operator/crd.yaml', import.meta.url),
-    );
-    for (const crd of await readManifests(crdPath)) server.create(crdRef, crd);
+    await installApplicationCrd(server);
   });
   after(async () => {
     await server.close();

@@ -13,6 +13,7 @@ import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_wa
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
 import { runReplica } from '../../examples/leader-elected/src/replica.js';
 import { eventually as waitUntil } from '../support/eventually.js';
+import { installApplicationCrd } from './support.js';
 
 interface Rule {
   apiGroups: string[];
@@ -102,7 +103,6 @@ function eventually(what: string, cond: () => boolean): Promise<void> {
   return waitUntil(what, cond, 15_000);
 }
 
-const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };
 const appsRef = { group: 'example.com', resource: 'applications' };
 const deploymentsRef = { group: 'apps', resource: 'deployments' };
 
@@ -140,9 +140,7 @@ describe('examples: RBAC manifests are exactly what the examples need', () => {
       'ClusterRole/application-operator example.com applications/finalizers update',
       'ClusterRole/application-operator example.com applications/status update',
     ]);
-    for (const crd of await readManifests(path('application-operator/crd.yaml'))) {
-      server.create(crdRef, crd);
-    }
+    await installApplicationCrd(server);
     server.clearRequests();
     const stop = new AbortController();
     const running = runOperator(server.kubeConfig(), stop.signal);
