@@ -282,3 +282,27 @@ describe('event recorder retries when the server does not answer', () => {
     assert.ok(logger.lines.some((l) => /broadcaster is shut down/.test(l.message)));
   });
 });
+
+describe('dropped events in Prometheus', () => {
+  test('event_recorder_dropped_events_total{name} counts events dropped from a full queue', async () => {
+    const { Registry } = await import('prom-client');
+    const { PrometheusEventMetricsProvider } = await import('../../src/metrics/index.js');
+    const registry = new Registry();
+    const server = await startTestApiServer();
+    try {
+      const broadcaster = new EventBroadcaster(server.kubeConfig(), {
+        queueLength: 1,
+        name: 'operator',
+        logger: memoryLogger(),
+        metricsProvider: new PrometheusEventMetricsProvider({ registry }),
+      });
+      const recorder = broadcaster.newRecorder({ component: 'c' });
+      for (let i = 0; i < 5; i++) recorder.event(configMap('web'), 'Normal', `R${i}`, 'x');
+      await broadcaster.close();
+      const text = await registry.metrics();
+      assert.match(text, /^event_recorder_dropped_events_total\{name="operator"\} 3$/m);
+    } finally {
+      await server.close();
+    }
+  });
+});
