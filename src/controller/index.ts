@@ -72,4 +72,4 @@ export {
 } from './create_or_update.js';
 export type { CreateOrUpdateResult, MutateFn, OperationResult } from './create_or_update.js';
 export { fromWire, toWire, UnknownModelError } from './wire.js';
-export type { ModelClass } from './wire.js';
+export type { ModelAttribute, ModelClass } from './wire.js';

@@ -26,6 +26,16 @@ import { ObjectSerializer } from '@kubernetes/client-node/dist/gen/models/Object
 import type { Serialized } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
 
+/** One entry of a client-node model's generated attribute map. */
+export interface ModelAttribute {
+  /** The property name on the model object. */
+  name: string;
+  /** The field name on the wire. */
+  baseName: string;
+  /** The field's type name, e.g. `V1ObjectMeta` or `Date`. */
+  type: string;
+}
+
 /**
  * A client-node model class, such as `V1Pod` or `V1Condition`: constructible, with the
  * generated attribute map that `ObjectSerializer` reads.
@@ -36,7 +46,7 @@ export interface ModelClass<T> {
   /** The class name, which is the model's type name in client-node (`V1Pod`). */
   readonly name: string;
   /** The generated attribute map. */
-  getAttributeTypeMap(): readonly { name: string; baseName: string; type: string }[];
+  getAttributeTypeMap(): readonly ModelAttribute[];
 }
 
 /** The value given is not a client-node model class (or its name was lost, e.g. by a minifier). */

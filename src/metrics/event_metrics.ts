@@ -39,7 +39,7 @@ export class PrometheusEventMetricsProvider implements EventMetricsProvider {
     });
   }
 
-  /** {@inheritDoc EventMetricsProvider.newDroppedEventsMetric} */
+  /** The `event_recorder_dropped_events_total` series of broadcaster `name`. */
   newDroppedEventsMetric(name: string): CounterMetric {
     return this.#dropped.labels({ name });
   }

@@ -38,7 +38,7 @@ export interface CorrelatorOptions {
 }
 
 /** client-go's correlator defaults. */
-export const correlatorDefaults = Object.freeze({
+export const correlatorDefaults: Readonly<Required<CorrelatorOptions>> = Object.freeze({
   lruCacheSize: 4096,
   burstSize: 25,
   qps: 1 / 300,
@@ -101,6 +101,22 @@ export function spamKey(e: CoreEvent): string {
 /** The message prefix of an aggregated event. */
 export const COMBINED_PREFIX = '(combined from similar events): ';
 
+/** What {@link EventAggregator.aggregate} decided. */
+export interface AggregateResult {
+  /** The event itself, or the combined event replacing it. */
+  event: CoreEvent;
+  /** The key the event logger tracks it under (the similarity key for a combined event). */
+  key: string;
+}
+
+/** What {@link EventLogger.observe} decided. */
+export interface ObserveResult {
+  /** The event, with name, count and firstTimestamp of the Event it repeats. */
+  event: CoreEvent;
+  /** The patch of the stored Event when it is a repeat, else undefined (create it). */
+  patch: Record<string, unknown> | undefined;
+}
+
 interface AggregateRecord {
   localKeys: Set<string>;
   lastMs: number;
@@ -132,7 +148,7 @@ export class EventAggregator {
   }
 
   /** The event to record and the key it is logged under. */
-  aggregate(event: CoreEvent): { event: CoreEvent; key: string } {
+  aggregate(event: CoreEvent): AggregateResult {
     const now = this.#clock.now();
     const key = aggregateKey(event);
     let record = this.#cache.get(key);
@@ -188,10 +204,7 @@ export class EventLogger {
    * The event with `count`, `firstTimestamp` and name carried over from the last observation
    * under `key`, and the patch that updates the stored Event (undefined for a new event).
    */
-  observe(
-    event: CoreEvent,
-    key: string,
-  ): { event: CoreEvent; patch: Record<string, unknown> | undefined } {
+  observe(event: CoreEvent, key: string): ObserveResult {
     const last = this.#cache.get(key);
     let out = event;
     let patch: Record<string, unknown> | undefined;
@@ -281,8 +294,12 @@ export class EventSpamFilter {
 
 /** What the correlator decided for one event. */
 export type CorrelateResult =
-  | { skip: true }
   | {
+      /** Dropped by the spam filter. */
+      skip: true;
+    }
+  | {
+      /** To be written. */
       skip: false;
       /** The event to create, or to patch when `patch` is set. */
       event: CoreEvent;

@@ -25,7 +25,12 @@ export {
   EventSpamFilter,
   TokenBucket,
 } from './events_cache.js';
-export type { CorrelateResult, CorrelatorOptions } from './events_cache.js';
+export type {
+  AggregateResult,
+  CorrelateResult,
+  CorrelatorOptions,
+  ObserveResult,
+} from './events_cache.js';
 export {
   eventMetricNames,
   getDefaultEventMetricsProvider,
