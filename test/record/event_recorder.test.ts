@@ -186,6 +186,24 @@ describe('event recorder, core/v1 backend, against the in-memory API server', ()
     assert.equal((await stored()).length, 27, 'one token after 5 minutes');
   });
 
+  test('the correlator caches are LRU-bounded: a repeat of an evicted event is created anew', async () => {
+    const { broadcaster, recorder } = make({ correlator: { lruCacheSize: 2 } });
+    recorder.event(configMap('a'), 'Normal', 'R', 'x');
+    recorder.event(configMap('b'), 'Normal', 'R', 'x');
+    recorder.event(configMap('a'), 'Normal', 'R', 'x'); // still cached: patched
+    recorder.event(configMap('c'), 'Normal', 'R', 'x');
+    recorder.event(configMap('d'), 'Normal', 'R', 'x'); // evicts b (least recently used)
+    recorder.event(configMap('b'), 'Normal', 'R', 'x'); // forgotten: a new Event
+    await broadcaster.close();
+    const byObject = new Map<string, number[]>();
+    for (const e of await stored()) {
+      const n = e.involvedObject.name ?? '';
+      byObject.set(n, [...(byObject.get(n) ?? []), e.count ?? 0]);
+    }
+    assert.deepEqual(byObject.get('a'), [2]);
+    assert.deepEqual(byObject.get('b'), [1, 1]);
+  });
+
   test('a full queue drops events, logs them and counts them in the metric; the reconcile is not delayed', async () => {
     const metrics = countingMetrics();
     const { broadcaster, recorder, logger } = make({
