@@ -123,6 +123,8 @@ export class EventBroadcaster {
   #droppedCount = 0;
   #seriesTimer: Timer | undefined;
   #ticks = 0;
+  /** The transport made here from a KubeConfig (closed by close()); undefined when shared. */
+  readonly #ownedTransport: Transport | undefined;
 
   /**
    * @param source - a client-node KubeConfig or a shared Transport.
@@ -132,6 +134,7 @@ export class EventBroadcaster {
     // The clock drives event time, the spam filter and retries, not HTTP timeouts.
     const { clock: _clock, ...transportOptions } = options;
     const transport = toTransport(source, transportOptions);
+    this.#ownedTransport = transport === source ? undefined : transport;
     this.api = options.api ?? 'core/v1';
     this.#core = new ResourceClient(transport, coreEventsResource);
     this.#v1 = new ResourceClient(transport, eventsV1Resource);
@@ -247,7 +250,8 @@ export class EventBroadcaster {
 
   /**
    * Stops taking events (later ones are dropped and counted), writes what is queued, and
-   * cancels the series timer. When `signal` aborts first, retries stop, what is left is
+   * cancels the series timer; a transport the broadcaster made from a KubeConfig is closed
+   * (a shared Transport is left open). When `signal` aborts first, retries stop, what is left is
    * dropped and counted, and the promise resolves once the write in flight has settled.
    * Never rejects.
    */
@@ -267,6 +271,7 @@ export class EventBroadcaster {
       this.#stop.abort();
       this.#seriesTimer?.cancel();
       this.#seriesTimer = undefined;
+      this.#ownedTransport?.close();
     }
   }
 
@@ -321,7 +326,10 @@ export class EventBroadcaster {
       let stored: CoreEvent | undefined;
       if (result.patch !== undefined) {
         try {
-          stored = await client.patch(name, result.patch, { type: 'strategic' });
+          stored = await client.patch(name, result.patch, {
+            type: 'strategic',
+            signal: this.#stop.signal,
+          });
         } catch (e) {
           err = e;
         }
@@ -331,7 +339,7 @@ export class EventBroadcaster {
         const fresh: CoreEvent = { ...ev, metadata: { ...ev.metadata } };
         delete fresh.metadata?.resourceVersion;
         try {
-          stored = await client.create(fresh);
+          stored = await client.create(fresh, { signal: this.#stop.signal });
         } catch (e) {
           err = e;
         }
@@ -375,7 +383,11 @@ export class EventBroadcaster {
       let stored: EventsV1Event | undefined;
       if (event.series !== undefined) {
         try {
-          stored = await client.patch(name, { series: event.series }, { type: 'merge' });
+          stored = await client.patch(
+            name,
+            { series: event.series },
+            { type: 'merge', signal: this.#stop.signal },
+          );
         } catch (e) {
           err = e;
         }
@@ -385,7 +397,7 @@ export class EventBroadcaster {
         const fresh: EventsV1Event = { ...event, metadata: { ...event.metadata } };
         delete fresh.metadata?.resourceVersion;
         try {
-          stored = await client.create(fresh);
+          stored = await client.create(fresh, { signal: this.#stop.signal });
         } catch (e) {
           err = e;
         }

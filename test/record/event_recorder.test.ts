@@ -5,7 +5,7 @@ import { COMBINED_PREFIX, EventBroadcaster, coreEventsResource } from '../../src
 import type { CoreEvent, EventBroadcasterOptions } from '../../src/record/index.js';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
-import { FakeClock } from '../../src/util/clock.js';
+import { FakeClock, flushAsync } from '../../src/util/clock.js';
 import { configMap, countingMetrics, memoryLogger } from './support.js';
 
 const START = Date.UTC(2026, 0, 1);
@@ -230,6 +230,25 @@ describe('event recorder, core/v1 backend, against the in-memory API server', ()
     recorder.event(configMap('c'), 'Normal', 'Three', 'x');
     assert.equal(broadcaster.dropped, 1);
     assert.equal(metrics.dropped.get('events'), 1);
+  });
+
+  test('close with a signal that aborts cancels a write in flight and resolves without waiting for it', async () => {
+    const { broadcaster, recorder, logger } = make();
+    const removeLatency = server.faults.addLatency(30_000, { resource: 'events', verb: 'create' });
+    try {
+      recorder.event(configMap('slow'), 'Normal', 'Slow', 'x');
+      assert.equal(broadcaster.queued, 0, 'the writer took the event: its create is in flight');
+      const started = Date.now();
+      const stop = new AbortController();
+      const closed = broadcaster.close(stop.signal);
+      await flushAsync(20);
+      stop.abort();
+      await closed;
+      assert.ok(Date.now() - started < 5_000, 'close did not wait for the slow write');
+      assert.ok(logger.lines.some((l) => /broadcaster is shut down/.test(l.message)));
+    } finally {
+      removeLatency();
+    }
   });
 
   test('invalid input is logged and dropped, never thrown: unknown type, object without kind', async () => {
