@@ -47,3 +47,5 @@ export type {
   EventsV1Event,
   ObjectReference,
 } from './types.js';
+export { getReference, InvalidObjectReferenceError } from './reference.js';
+export type { EventSubject } from './reference.js';

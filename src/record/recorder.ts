@@ -6,12 +6,14 @@
  */
 import { hostname } from 'node:os';
 import { format } from 'node:util';
-import type { KubeObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
+import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { EventApi, QueuedEvent } from './event_broadcaster.js';
 import type { EventNamer } from './time.js';
 import { formatMicroTime, formatTime } from './time.js';
+import { getReference } from './reference.js';
+import type { EventSubject } from './reference.js';
 import type { CoreEvent, EventType, EventsV1Event, ObjectReference } from './types.js';
 
 /** Options of {@link EventBroadcaster.newRecorder}. */
@@ -30,10 +32,10 @@ export interface RecorderOptions {
 
 /** Everything an event can say, for {@link EventRecorder.record}. */
 export interface EventSpec {
-  /** The object the event is about (needs apiVersion, kind and metadata.name). */
-  regarding: KubeObject;
+  /** The object the event is about, or a reference to it (see `getReference`). */
+  regarding: EventSubject;
   /** A second object involved (events.k8s.io only: `related`). */
-  related?: KubeObject;
+  related?: EventSubject;
   /** `Normal` or `Warning`. */
   type: EventType;
   /** CamelCase reason, e.g. `Created`. */
@@ -54,15 +56,15 @@ export interface EventSpec {
  */
 export interface EventRecorder {
   /** Records an event: `type` is `Normal` or `Warning`, `reason` CamelCase. */
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  event(obj: EventSubject, type: EventType, reason: string, message: string): void;
   /**
    * Like {@link EventRecorder.event} with a printf-style message (`%s`, `%d`, `%j`, `%o`;
    * Go's `%v` is read as `%s`).
    */
-  eventf(obj: KubeObject, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
+  eventf(obj: EventSubject, type: EventType, reason: string, fmt: string, ...args: unknown[]): void;
   /** Like {@link EventRecorder.eventf}, with annotations on the Event object. */
   annotatedEventf(
-    obj: KubeObject,
+    obj: EventSubject,
     annotations: Record<string, string>,
     type: EventType,
     reason: string,
@@ -82,26 +84,6 @@ export interface RecorderContext {
   enqueue: (item: QueuedEvent) => void;
 }
 
-function reference(obj: KubeObject, fieldPath: string | undefined): ObjectReference | string {
-  const meta = obj.metadata ?? {};
-  const missing = [
-    obj.apiVersion === undefined || obj.apiVersion === '' ? 'apiVersion' : undefined,
-    obj.kind === undefined || obj.kind === '' ? 'kind' : undefined,
-    meta.name === undefined || meta.name === '' ? 'metadata.name' : undefined,
-  ].filter((m): m is string => m !== undefined);
-  if (missing.length > 0) return `the object has no ${missing.join(', ')}`;
-  const ref: ObjectReference = {
-    apiVersion: obj.apiVersion as string,
-    kind: obj.kind as string,
-    name: meta.name as string,
-  };
-  if (meta.namespace !== undefined && meta.namespace !== '') ref.namespace = meta.namespace;
-  if (meta.uid !== undefined) ref.uid = meta.uid;
-  if (meta.resourceVersion !== undefined) ref.resourceVersion = meta.resourceVersion;
-  if (fieldPath !== undefined) ref.fieldPath = fieldPath;
-  return ref;
-}
-
 /** @internal */
 export class EventRecorderImpl implements EventRecorder {
   readonly #component: string;
@@ -117,16 +99,22 @@ export class EventRecorderImpl implements EventRecorder {
     }
   }
 
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void {
+  event(obj: EventSubject, type: EventType, reason: string, message: string): void {
     this.record({ regarding: obj, type, reason, message });
   }
 
-  eventf(obj: KubeObject, type: EventType, reason: string, fmt: string, ...args: unknown[]): void {
+  eventf(
+    obj: EventSubject,
+    type: EventType,
+    reason: string,
+    fmt: string,
+    ...args: unknown[]
+  ): void {
     this.record({ regarding: obj, type, reason, message: sprintf(fmt, args) });
   }
 
   annotatedEventf(
-    obj: KubeObject,
+    obj: EventSubject,
     annotations: Record<string, string>,
     type: EventType,
     reason: string,
@@ -148,7 +136,9 @@ export class EventRecorderImpl implements EventRecorder {
 
   #record(spec: EventSpec): void {
     const { logger } = this.#ctx;
-    const where = `${spec.regarding.kind ?? '?'} ${spec.regarding.metadata?.namespace ?? ''}/${spec.regarding.metadata?.name ?? '?'}`;
+    const r = spec.regarding;
+    const meta = 'metadata' in r ? r.metadata : undefined;
+    const where = `${r.kind ?? '?'} ${meta?.namespace ?? ('namespace' in r ? (r.namespace ?? '') : '')}/${meta?.name ?? ('name' in r ? (r.name ?? '?') : '?')}`;
     if (spec.type !== 'Normal' && spec.type !== 'Warning') {
       logger.error(
         `event recorder: unsupported event type "${String(spec.type)}" for ${where}; use Normal or Warning (event dropped)`,
@@ -156,11 +146,11 @@ export class EventRecorderImpl implements EventRecorder {
       );
       return;
     }
-    const ref = reference(spec.regarding, spec.fieldPath);
-    if (typeof ref === 'string') {
-      logger.error(`event recorder: cannot reference ${where}: ${ref} (event dropped)`, {
-        reason: spec.reason,
-      });
+    let ref: ObjectReference;
+    try {
+      ref = getReference(spec.regarding, undefined, spec.fieldPath);
+    } catch (err) {
+      logger.error(`event recorder: ${errorMessage(err)} (event dropped)`, { reason: spec.reason });
       return;
     }
     const now = this.#ctx.clock.now();
@@ -206,8 +196,11 @@ export class EventRecorderImpl implements EventRecorder {
       type: spec.type,
     };
     if (spec.related !== undefined) {
-      const related = reference(spec.related, undefined);
-      if (typeof related !== 'string') event.related = related;
+      try {
+        event.related = getReference(spec.related);
+      } catch (err) {
+        logger.warn(`event recorder: related object left out: ${errorMessage(err)}`);
+      }
     }
     this.#ctx.enqueue({ api: 'events.k8s.io/v1', event });
   }

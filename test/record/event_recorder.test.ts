@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ResourceClient } from '../../src/client/resource_client.js';
-import { COMBINED_PREFIX, EventBroadcaster, coreEventsResource } from '../../src/record/index.js';
+import { deploymentsResource, podsResource } from '../../src/client/builtins.js';
+import {
+  COMBINED_PREFIX,
+  EventBroadcaster,
+  InvalidObjectReferenceError,
+  coreEventsResource,
+  getReference,
+} from '../../src/record/index.js';
 import type { CoreEvent, EventBroadcasterOptions } from '../../src/record/index.js';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
@@ -249,6 +256,26 @@ describe('event recorder, core/v1 backend, against the in-memory API server', ()
     } finally {
       removeLatency();
     }
+  });
+
+  test('an object from a lister (no apiVersion/kind) is referenced through its ApiResource with getReference', async () => {
+    const { broadcaster, recorder } = make();
+    const fromLister = { metadata: { name: 'web-0', namespace: 'default', uid: 'p1' } };
+    assert.throws(() => getReference(fromLister), InvalidObjectReferenceError);
+    recorder.event(getReference(fromLister, podsResource), 'Normal', 'Seen', 'x');
+    await broadcaster.close();
+    const [ev] = await stored();
+    assert.deepEqual(ev?.involvedObject, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      name: 'web-0',
+      namespace: 'default',
+      uid: 'p1',
+    });
+    assert.deepEqual(
+      getReference({ metadata: { name: 'd' } }, deploymentsResource).apiVersion,
+      'apps/v1',
+    );
   });
 
   test('invalid input is logged and dropped, never thrown: unknown type, object without kind', async () => {
