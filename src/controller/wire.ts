@@ -66,6 +66,24 @@ function formatTime(d: Date): string {
   return iso.endsWith('.000Z') ? iso.slice(0, -5) + 'Z' : iso;
 }
 
+const namesByModel = new WeakMap<object, Map<string, string>>();
+const noNames = new Map<string, string>();
+
+/** Wire name → property name of a model class (from its attribute map), cached per class. */
+function wireNames(ctor: unknown): Map<string, string> {
+  if (typeof ctor !== 'function') return noNames;
+  let names = namesByModel.get(ctor);
+  if (names === undefined) {
+    names = new Map();
+    const map = (ctor as { attributeTypeMap?: unknown }).attributeTypeMap;
+    if (Array.isArray(map)) {
+      for (const a of map as ModelAttribute[]) names.set(a.baseName, a.name);
+    }
+    namesByModel.set(ctor, names);
+  }
+  return names;
+}
+
 /**
  * Replace serializer-made ISO strings by the API's form wherever the model held a Date, and
  * drop the `undefined` members the serializer writes for absent fields (JSON has none).
@@ -78,17 +96,13 @@ function fixTimes(model: unknown, wire: unknown): unknown {
   if (model !== null && typeof model === 'object' && wire !== null && typeof wire === 'object') {
     const m = model as Record<string, unknown>;
     const w = wire as Record<string, unknown>;
-    const names = new Map<string, string>();
-    const map = (model as { constructor?: { attributeTypeMap?: unknown } }).constructor
-      ?.attributeTypeMap;
-    if (Array.isArray(map)) {
-      for (const a of map as { name: string; baseName: string }[]) names.set(a.baseName, a.name);
-    }
+    const names = wireNames((model as { constructor?: unknown }).constructor);
+    const out: Record<string, unknown> = {};
     for (const k of Object.keys(w)) {
-      if (w[k] === undefined) delete w[k];
-      else w[k] = fixTimes(m[names.get(k) ?? k], w[k]);
+      const v = w[k];
+      if (v !== undefined) out[k] = fixTimes(m[names.get(k) ?? k], v);
     }
-    return w;
+    return out;
   }
   return wire;
 }
