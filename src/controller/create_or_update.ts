@@ -15,6 +15,7 @@
  * @module
  */
 import { isNotFound } from '../client/errors.js';
+import { NamespaceMismatchError } from '../client/resource_client.js';
 import type { ResourceClient, WriteOptions } from '../client/resource_client.js';
 import type { KubeObject } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
@@ -75,7 +76,14 @@ function scopedClient<T extends KubeObject>(
     );
   }
   if (!client.resource.namespaced) return { scoped: client, name, namespace: undefined };
-  const namespace = obj.metadata?.namespace ?? client.namespaceName;
+  const own = obj.metadata?.namespace === '' ? undefined : obj.metadata?.namespace;
+  if (own !== undefined && client.namespaceName !== undefined && own !== client.namespaceName) {
+    throw new NamespaceMismatchError(
+      `${client.resource.kind} "${own}/${name}" is in namespace "${own}" but the client is scoped to ` +
+        `"${client.namespaceName}"; use .namespace("${own}") or fix metadata.namespace`,
+    );
+  }
+  const namespace = own ?? client.namespaceName;
   const scoped =
     namespace === undefined || namespace === client.namespaceName
       ? client

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { V1ConfigMap, V1Deployment } from '@kubernetes/client-node';
 import { configMapsResource, deploymentsResource } from '../../src/client/builtins.js';
-import { ResourceClient } from '../../src/client/resource_client.js';
+import { NamespaceMismatchError, ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import {
   MutateIdentityError,
@@ -121,6 +121,30 @@ describe('createOrUpdate / createOrPatch (controllerutil semantics) against the 
       MutateIdentityError,
     );
     await assert.rejects(cms.namespace('default').get('cou-never'), /not found/);
+  });
+
+  test('an object in another namespace than the client is scoped to fails with NamespaceMismatchError', async () => {
+    await assert.rejects(
+      createOrUpdate(
+        cms.namespace('kube-system'),
+        { metadata: { name: 'cou-ns', namespace: 'default' } },
+        () => {},
+      ),
+      (err: unknown) =>
+        err instanceof NamespaceMismatchError && /scoped to "kube-system"/.test(err.message),
+    );
+  });
+
+  test('a scoped client supplies the namespace the object leaves out', async () => {
+    const { result, object } = await createOrUpdate(
+      cms.namespace('default'),
+      { metadata: { name: 'cou-scoped' } },
+      (cm) => {
+        cm.data = { a: '1' };
+      },
+    );
+    assert.equal(result, 'created');
+    assert.equal(object.metadata?.namespace, 'default');
   });
 
   test('createOrPatch creates a missing object: result created', async () => {
