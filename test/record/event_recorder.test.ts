@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { ResourceClient } from '../../src/client/resource_client.js';
+import { Transport } from '../../src/client/transport.js';
 import { deploymentsResource, podsResource } from '../../src/client/builtins.js';
 import {
   COMBINED_PREFIX,
@@ -8,6 +9,7 @@ import {
   InvalidObjectReferenceError,
   coreEventsResource,
   getReference,
+  setDefaultEventMetricsProvider,
 } from '../../src/record/index.js';
 import type { CoreEvent, EventBroadcasterOptions } from '../../src/record/index.js';
 import { startTestApiServer } from '../../src/testing/index.js';
@@ -79,13 +81,16 @@ describe('event recorder, core/v1 backend, against the in-memory API server', ()
     await broadcaster.close();
   });
 
-  test('event names are <object>.<hex nanoseconds> as client-go, unique within one millisecond', async () => {
+  test('event names are <object>.<hex nanoseconds> as client-go, unique within one millisecond across broadcasters', async () => {
+    // A time later than any other test's, since stamps increase across the whole process.
+    const later = Date.UTC(2030, 0, 1);
+    clock = new FakeClock(later);
     const { broadcaster, recorder } = make();
     recorder.event(configMap('web'), 'Normal', 'A', 'one');
     recorder.event(configMap('web'), 'Normal', 'B', 'two');
     await broadcaster.close();
     const names = (await stored()).map((e) => e.metadata?.name);
-    const ns = BigInt(START) * 1_000_000n;
+    const ns = BigInt(later) * 1_000_000n;
     assert.deepEqual(names, [`web.${ns.toString(16)}`, `web.${(ns + 1n).toString(16)}`]);
   });
 
@@ -225,6 +230,39 @@ describe('event recorder, core/v1 backend, against the in-memory API server', ()
     assert.ok(logger.lines.some((l) => /too many queued events/.test(l.message)));
     await broadcaster.close();
     assert.equal((await stored()).length, 4);
+  });
+
+  test('without a metricsProvider option the default provider (setDefaultEventMetricsProvider) counts drops', async () => {
+    const metrics = countingMetrics();
+    setDefaultEventMetricsProvider(metrics);
+    try {
+      const { broadcaster, recorder } = make({ queueLength: 1 });
+      for (let i = 0; i < 4; i++) recorder.event(configMap('web'), 'Normal', `D${i}`, 'x');
+      await broadcaster.close();
+      assert.equal(metrics.dropped.get('events'), 2);
+    } finally {
+      setDefaultEventMetricsProvider(undefined);
+    }
+  });
+
+  test('close leaves a shared Transport open for its other users', async () => {
+    const transport = new Transport(server.kubeConfig());
+    try {
+      const shared = new EventBroadcaster(transport, { clock, logger: memoryLogger() });
+      shared.newRecorder({ component: 'c' }).event(configMap('web'), 'Normal', 'One', 'x');
+      await shared.close();
+      await events.list(); // the test's own client still works
+      const again = new EventBroadcaster(transport, { clock, logger: memoryLogger() });
+      again.newRecorder({ component: 'c' }).event(configMap('web'), 'Normal', 'Two', 'x');
+      await again.close();
+      assert.deepEqual(
+        (await stored()).map((e) => e.reason),
+        ['One', 'Two'],
+        'the shared transport was still usable after the first close',
+      );
+    } finally {
+      transport.close();
+    }
   });
 
   test('close writes what is queued; events recorded after close are dropped and counted', async () => {
