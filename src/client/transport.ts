@@ -6,7 +6,8 @@
  *
  * - **Server and TLS** come from the current context's cluster: the CA, the client
  *   certificate and key, the TLS server name, and `insecure-skip-tls-verify` only when the
- *   kubeconfig sets it.
+ *   kubeconfig sets it. A plain `http://` server works as with kubectl, with or without
+ *   that flag (client-node alone refuses it without the flag).
  * - **Authentication** is whatever `KubeConfig.applyToHTTPSOptions` applies — bearer token,
  *   token file, client certificate, exec credential plugin, auth provider, basic auth — the
  *   one method that client-node 1.x and 2.x both offer. The result is cached for
@@ -50,6 +51,8 @@ import { VERSION } from './version.js';
 
 /** The parts of a kubeconfig cluster entry the transport reads. */
 export interface KubeConfigCluster {
+  /** The cluster's name in the kubeconfig, used in error messages. */
+  name?: string;
   /** The API server URL, e.g. `https://10.0.0.1:6443`. */
   server: string;
   /** True when the kubeconfig sets `insecure-skip-tls-verify`. */
@@ -65,6 +68,8 @@ export interface KubeConfigLike {
   getCurrentCluster(): KubeConfigCluster | null;
   /** Applies TLS material and authentication headers of the current user to request options. */
   applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+  /** The user of the current context; only its name is read, for error messages. */
+  getCurrentUser?(): { name: string } | null;
 }
 
 /** Options of a {@link Transport}. */
@@ -366,7 +371,7 @@ export class Transport {
   async #applyKubeConfig(): Promise<Credentials> {
     const options: https.RequestOptions = { headers: {} };
     try {
-      await this.#kc.applyToHTTPSOptions(options);
+      await (this.#secure ? this.#kc : plainHttpView(this.#kc)).applyToHTTPSOptions(options);
     } catch (err) {
       // client-node's messages name files and plugins, not secrets; keep only the message.
       // Except a JSON parse error: it quotes the text it could not parse, which is the
@@ -375,10 +380,11 @@ export class Transport {
         err instanceof SyntaxError
           ? 'the exec credential plugin (or credential file) did not produce valid JSON'
           : err instanceof Error
-            ? err.message
+            ? err.message.trim()
             : 'unknown error';
       throw new KubeConfigError(
-        `could not apply the kubeconfig's credentials: ${detail}; check the current user's auth settings`,
+        `could not apply the credentials of ${this.#describeContext()}: ${detail}; ` +
+          `check that user's auth settings in the kubeconfig`,
       );
     }
     const headers: Record<string, string> = {};
@@ -398,6 +404,25 @@ export class Transport {
     return { headers, agent: this.#agentFor(options), expiresAt: this.#clock.now() + this.#ttl };
   }
 
+  /** `kubeconfig user "u" (cluster "c", server https://…)`, for messages. */
+  #describeContext(): string {
+    let user: string | undefined;
+    let cluster: string | undefined;
+    try {
+      user = this.#kc.getCurrentUser?.()?.name;
+      cluster = this.#kc.getCurrentCluster()?.name;
+    } catch {
+      // a stand-in that cannot say: name only the server
+    }
+    const who =
+      user !== undefined && user !== ''
+        ? `kubeconfig user ${JSON.stringify(user)}`
+        : 'the kubeconfig user';
+    const where =
+      cluster !== undefined && cluster !== '' ? `cluster ${JSON.stringify(cluster)}, ` : '';
+    return `${who} (${where}server ${redactUrl(this.server)})`;
+  }
+
   #agentFor(options: https.RequestOptions): http.Agent {
     const hash = createHash('sha256');
     const agentOptions: https.AgentOptions = {
@@ -406,7 +431,8 @@ export class Transport {
       maxSockets: this.#maxSockets,
       scheduling: 'lifo',
     };
-    for (const field of tlsFields) {
+    // TLS material means nothing to a plain-http server; an http.Agent ignores it anyway.
+    for (const field of this.#secure ? tlsFields : []) {
       const value = options[field];
       if (value === undefined) continue;
       hash.update(field);
@@ -535,6 +561,24 @@ export class Transport {
     if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
     return new ApiError(status, options);
   }
+}
+
+/**
+ * The kubeconfig as seen for a plain-http server. client-node (1.x and 2.x) refuses to apply
+ * credentials to an `http:` cluster unless `insecure-skip-tls-verify` is set: its
+ * `applyToHTTPSOptions` ends by building an agent and throws for that combination, after the
+ * headers are already computed. kubectl and client-go accept such a kubeconfig (there is no
+ * TLS to verify), and this transport builds its own agent anyway, so the credentials are
+ * applied through a view whose current cluster carries the flag. The user's KubeConfig is
+ * not changed.
+ */
+function plainHttpView(kc: KubeConfigLike): KubeConfigLike {
+  const view = Object.create(kc) as KubeConfigLike;
+  view.getCurrentCluster = (): KubeConfigCluster | null => {
+    const cluster = kc.getCurrentCluster();
+    return cluster === null ? null : { ...cluster, skipTLSVerify: true };
+  };
+  return view;
 }
 
 /** The body stream of a response, gunzipped when the server compressed it. */
