@@ -38,6 +38,7 @@ import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
+import type { ApiErrorOptions, ApiRequestTarget } from './errors.js';
 import {
   ApiError,
   ConnectionError,
@@ -554,11 +555,10 @@ export class Transport {
   ): ApiError {
     const retryAfter = retryAfterHeader(headers);
     const status = statusFrom(code, body);
-    const options: { code: number; retryAfterSeconds?: number; context: string } = {
-      code,
-      context: this.#context(spec),
-    };
+    const options: ApiErrorOptions = { code, context: this.#context(spec) };
     if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
+    const target = requestTarget(spec.path);
+    if (target !== undefined) options.target = target;
     return new ApiError(status, options);
   }
 }
@@ -579,6 +579,53 @@ function plainHttpView(kc: KubeConfigLike): KubeConfigLike {
     return cluster === null ? null : { ...cluster, skipTLSVerify: true };
   };
   return view;
+}
+
+/**
+ * What a resource path addresses: `/api/v1[/namespaces/ns]/resource[/name[/sub]]` or
+ * `/apis/group/version[/namespaces/ns]/resource[/name[/sub]]`; undefined for other paths
+ * (discovery, `/version`).
+ */
+export function requestTarget(path: string): ApiRequestTarget | undefined {
+  const segs = path
+    .split('?')[0]!
+    .split('/')
+    .filter((p) => p !== '')
+    .map(safeDecode);
+  let group: string;
+  let rest: string[];
+  if (segs[0] === 'api' && segs.length >= 3) {
+    group = '';
+    rest = segs.slice(1);
+  } else if (segs[0] === 'apis' && segs.length >= 4) {
+    group = segs[1]!;
+    rest = segs.slice(2);
+  } else {
+    return undefined;
+  }
+  const version = rest[0]!;
+  let parts = rest.slice(1);
+  let namespace = '';
+  // `namespaces/x/<resource>…`, except `namespaces/x/status|finalize` (the Namespace's own).
+  if (
+    parts[0] === 'namespaces' &&
+    parts.length >= 3 &&
+    !(parts.length === 3 && (parts[2] === 'status' || parts[2] === 'finalize'))
+  ) {
+    namespace = parts[1]!;
+    parts = parts.slice(2);
+  }
+  const [resource = '', name = '', ...sub] = parts;
+  if (resource === '') return undefined;
+  return { group, version, resource, namespace, name, subresource: sub.join('/') };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** The body stream of a response, gunzipped when the server compressed it. */
