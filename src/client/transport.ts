@@ -20,9 +20,10 @@
  *   the abort reason. No credential appears in a message or a log line: URLs are redacted
  *   and headers never leave the transport.
  * - **Retry-After**: a 429 or 5xx answer carrying `Retry-After` is retried after that many
- *   seconds (through the {@link Clock}, abortable), at most `maxRetries` times (default 10,
- *   as client-go), for idempotent calls only (GET). Watch starts are not retried: the
- *   reflector owns that decision.
+ *   seconds (through the {@link Clock}, abortable), at most `maxRetries` times (default 10),
+ *   for every method and for watch starts, as client-go's REST client does. A 5xx without
+ *   the header, and any other failure, is returned at once: the caller (a reflector's
+ *   backoff, a controller's requeue) decides.
  *
  * Close the transport ({@link Transport.close}) when done: it destroys the pooled sockets.
  *
@@ -81,7 +82,7 @@ export interface TransportOptions {
   logger?: Logger;
   /** Timeout of a whole request/response exchange (not of a watch stream), in ms. Default 60 000. */
   timeoutMs?: number;
-  /** Retries after a 429/5xx with Retry-After, for idempotent calls. Default 10 (client-go's). */
+  /** Retries after a 429/5xx with Retry-After, per request or watch start. Default 10 (client-go's). */
   maxRetries?: number;
   /** How long applied credentials are reused before `applyToHTTPSOptions` runs again, in ms. Default 10 000. */
   credentialTtlMs?: number;
@@ -115,7 +116,11 @@ export interface RequestSpec {
   signal?: AbortSignal | undefined;
   /** Overrides the transport's timeout for this request (for streams: until the headers arrive). */
   timeoutMs?: number | undefined;
-  /** Retry after Retry-After answers. Default: true for GET, false otherwise. */
+  /**
+   * Retry after 429/5xx answers carrying `Retry-After`. Default: true, for every method and
+   * for watch starts, as client-go's REST client does (the server sends Retry-After only
+   * when it did not act on the request).
+   */
   retry?: boolean;
 }
 
@@ -237,7 +242,7 @@ export class Transport {
    * JSON; RequestTimeoutError; ConnectionError; the abort reason.
    */
   async request<R>(spec: RequestSpec): Promise<R> {
-    const retry = spec.retry ?? spec.method === 'GET';
+    const retry = spec.retry ?? true;
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
       const credentials = await this.#getCredentials(spec.signal);
@@ -257,29 +262,45 @@ export class Transport {
         continue;
       }
       const error = this.#apiError(spec, answer.statusCode, answer.headers, answer.body);
-      const wait = retryDelaySeconds(answer.statusCode, answer.headers);
-      if (retry && wait !== undefined && attempt < this.#maxRetries) {
-        this.#logger.debug('retrying after Retry-After', {
-          request: this.#context(spec),
-          code: answer.statusCode,
-          retryAfterSeconds: wait,
-          attempt: attempt + 1,
-        });
-        await this.#clock.sleep(wait * 1000, spec.signal);
+      if (retry && (await this.#waitToRetry(spec, answer.statusCode, answer.headers, attempt)))
         continue;
-      }
       throw error;
     }
   }
 
   /**
+   * After a 429 or 5xx answer with `Retry-After`, and while fewer than `maxRetries` retries
+   * were made, sleeps that many seconds (on the clock, abortable) and resolves true: the
+   * caller sends the request again. Resolves false when the answer is final.
+   */
+  async #waitToRetry(
+    spec: RequestSpec,
+    code: number,
+    headers: http.IncomingHttpHeaders,
+    attempt: number,
+  ): Promise<boolean> {
+    const wait = retryDelaySeconds(code, headers);
+    if (wait === undefined || attempt >= this.#maxRetries) return false;
+    this.#logger.debug('retrying after Retry-After', {
+      request: this.#context(spec),
+      code,
+      retryAfterSeconds: wait,
+      attempt: attempt + 1,
+    });
+    await this.#clock.sleep(wait * 1000, spec.signal);
+    return true;
+  }
+
+  /**
    * Opens a streaming request (a watch) and resolves once the response headers arrive. A
-   * non-2xx answer rejects with an {@link ApiError} (never retried here). The caller reads
+   * 429 or 5xx answer with `Retry-After` is retried as in {@link Transport.request}; any
+   * other non-2xx answer rejects with an {@link ApiError}. The caller reads
    * `body` and must call `close()` when done (aborting the signal closes it too).
    */
   async stream(spec: RequestSpec): Promise<OpenStream> {
+    const retry = spec.retry ?? true;
     let refreshed = false;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const credentials = await this.#getCredentials(spec.signal);
       const opened = await this.#open(spec, credentials, false);
       const res = opened.res;
@@ -311,7 +332,9 @@ export class Transport {
         this.#refreshAfterUnauthorized();
         continue;
       }
-      throw this.#apiError(spec, code, res.headers, raw);
+      const error = this.#apiError(spec, code, res.headers, raw);
+      if (retry && (await this.#waitToRetry(spec, code, res.headers, attempt))) continue;
+      throw error;
     }
   }
 
