@@ -47,6 +47,8 @@ import {
   RequestTimeoutError,
   ResponseDecodeError,
 } from './errors.js';
+import type { RestClientMetricsProvider } from './metrics.js';
+import { REQUEST_ERROR_CODE, getDefaultRestClientMetricsProvider } from './metrics.js';
 import { redactUrl } from './redact.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
@@ -61,6 +63,12 @@ export interface KubeConfigCluster {
   skipTLSVerify?: boolean;
 }
 
+/** The part of a kubeconfig user entry the transport reads. */
+export interface KubeConfigUserName {
+  /** The user's name in the kubeconfig, used in error messages. */
+  name: string;
+}
+
 /**
  * What the transport needs from a client-node `KubeConfig`: the two methods that 1.x and 2.x
  * share. A `KubeConfig` of either major fits; so does a hand-written stand-in.
@@ -71,7 +79,7 @@ export interface KubeConfigLike {
   /** Applies TLS material and authentication headers of the current user to request options. */
   applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
   /** The user of the current context; only its name is read, for error messages. */
-  getCurrentUser?(): { name: string } | null;
+  getCurrentUser?(): KubeConfigUserName | null;
 }
 
 /** Options of a {@link Transport}. */
@@ -90,6 +98,11 @@ export interface TransportOptions {
   userAgent?: string;
   /** Most sockets open at once to the server. Default: unlimited. */
   maxSockets?: number;
+  /**
+   * Receives `rest_client_requests_total` and `rest_client_request_duration_seconds`.
+   * Default: the provider set with `setDefaultRestClientMetricsProvider`, if any.
+   */
+  metricsProvider?: RestClientMetricsProvider;
 }
 
 /** The HTTP methods the API server uses. */
@@ -183,6 +196,7 @@ export class Transport {
   readonly #ttl: number;
   readonly #userAgent: string;
   readonly #maxSockets: number;
+  readonly #metrics: RestClientMetricsProvider | undefined;
   readonly #agents = new Map<string, http.Agent>();
   #credentials: Promise<Credentials> | undefined;
   #closed = false;
@@ -228,6 +242,7 @@ export class Transport {
     this.#ttl = options.credentialTtlMs ?? 10_000;
     this.#userAgent = options.userAgent ?? `kube-controller-kit/${VERSION}`;
     this.#maxSockets = options.maxSockets ?? Infinity;
+    this.#metrics = options.metricsProvider ?? getDefaultRestClientMetricsProvider();
   }
 
   /** Drops the cached credentials: the next request applies the kubeconfig again. */
@@ -242,6 +257,20 @@ export class Transport {
    * JSON; RequestTimeoutError; ConnectionError; the abort reason.
    */
   async request<R>(spec: RequestSpec): Promise<R> {
+    if (this.#metrics === undefined) return this.#request(spec);
+    const start = this.#clock.now();
+    try {
+      return await this.#request<R>(spec);
+    } finally {
+      this.#metrics.observeRequestLatency(
+        spec.method,
+        this.#base.host,
+        (this.#clock.now() - start) / 1000,
+      );
+    }
+  }
+
+  async #request<R>(spec: RequestSpec): Promise<R> {
     const retry = spec.retry ?? true;
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
@@ -530,11 +559,17 @@ export class Transport {
       req.on('error', (err) => {
         if (settled) return;
         settled = true;
+        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
         finish();
         reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
       });
       req.on('response', (res) => {
         settled = true;
+        this.#metrics?.incrementRequestResult(
+          String(res.statusCode ?? 0),
+          spec.method,
+          this.#base.host,
+        );
         if (!wholeExchange) timer?.cancel();
         resolve({ res, context, finish, timedOut: () => timedOut });
       });
