@@ -38,7 +38,7 @@ import * as zlib from 'node:zlib';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { defaultLogger } from '../util/logger.js';
+import { defaultLogger, toLogger } from '../util/logger.js';
 import type { ApiErrorOptions, ApiRequestTarget } from './errors.js';
 import {
   ApiError,
@@ -236,7 +236,7 @@ export class Transport {
     this.#secure = base.protocol === 'https:';
     this.#kc = kubeConfig;
     this.#clock = options.clock ?? realClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = toLogger(options.logger ?? defaultLogger);
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#maxRetries = options.maxRetries ?? 10;
     this.#ttl = options.credentialTtlMs ?? 10_000;
