@@ -21,6 +21,7 @@ import {
   winstonLogger,
 } from '../../src/util/logger.js';
 import type { Logger } from '../../src/util/logger.js';
+import { Queue, runWorkers } from '../../src/workqueue/index.js';
 import { eventually } from '../support/eventually.js';
 
 /** JSON lines written to a stream. */
@@ -201,4 +202,30 @@ test('a transport given a pino logger writes its debug lines with their fields (
   const line = written.find((l) => l.msg === 'retrying after Retry-After')!;
   assert.equal(line.code, 429);
   assert.equal(line.request, 'GET /api/v1/namespaces/default/configmaps');
+});
+
+test('runWorkers given a winston logger logs a failed handler with the error stack (toLogger applied)', async (t) => {
+  const { logger: w, written } = winstonTo(t);
+  const queue = new Queue<string>();
+  queue.add('k');
+  const ac = new AbortController();
+  const running = runWorkers(
+    queue,
+    1,
+    () => {
+      ac.abort();
+      throw new Error('reconcile exploded');
+    },
+    ac.signal,
+    { logger: w },
+  );
+  await running;
+  queue.shutDown();
+  await eventually('the failure line', () => written.length === 1);
+  assert.equal(written[0]!.message, 'work queue handler failed');
+  assert.equal(written[0]!.item, 'k');
+  assert.match(
+    String((written[0]!.error as Record<string, unknown>).stack),
+    /^Error: reconcile exploded\n\s+at /,
+  );
 });
