@@ -10,7 +10,50 @@
 import { KubeControllerKitError } from '../util/errors.js';
 import type { GroupResource, Status, StatusDetails, StatusReason } from './types.js';
 
-/** A request the API server (or a cache standing in for it) answered with a failure. */
+/**
+ * What a request addressed, as read from its path: which resource of which group/version,
+ * and (when there is one) the namespace, object name and subresource. The transport fills it
+ * in so that a 404 for a resource the server does not serve can say which one.
+ */
+export interface ApiRequestTarget {
+  /** API group (`''` for the core group). */
+  group: string;
+  /** API version, e.g. `v1`. */
+  version: string;
+  /** Plural resource name, e.g. `pods`. */
+  resource: string;
+  /** Namespace, `''` when none. */
+  namespace: string;
+  /** Object name, `''` when none. */
+  name: string;
+  /** Subresource, e.g. `status`; `''` when none. */
+  subresource: string;
+}
+
+/** Options of an {@link ApiError}. */
+export interface ApiErrorOptions {
+  /** The HTTP code when the Status lacks one. */
+  code?: number;
+  /** The Retry-After header's value in seconds. */
+  retryAfterSeconds?: number;
+  /** The underlying error. */
+  cause?: unknown;
+  /** Which request failed (`GET /api/v1/pods`), put in front of the message. */
+  context?: string;
+  /** What the request addressed; lets a 404 name the resource the server does not serve. */
+  target?: ApiRequestTarget;
+}
+
+/**
+ * A request the API server (or a cache standing in for it) answered with a failure.
+ *
+ * The message says what went wrong in words, as kubectl would show it, after the request:
+ * `GET /api/v1/namespaces/y/pods: forbidden: serviceaccount ops/x cannot list pods in
+ * namespace y`, `the server has no resource widgets.example.com/v1`, `unauthorized: …`,
+ * `bad request: …`; other failures carry the server's own message (`pods "x" not found`,
+ * `Operation cannot be fulfilled on …`). {@link ApiError.summary} is the same words without
+ * the request: stable across retries, fit for deduplicating log lines.
+ */
 export class ApiError extends KubeControllerKitError {
   /** HTTP status code (0 when the request never got an answer). */
   readonly code: number;
@@ -22,19 +65,25 @@ export class ApiError extends KubeControllerKitError {
   readonly status: Status;
   /** Seconds to wait before retrying (from `Retry-After` or the Status details). */
   readonly retryAfterSeconds: number | undefined;
+  /** The failure in words, without the request (the message minus its `METHOD /path: ` prefix). */
+  readonly summary: string;
+  /**
+   * True when sending the same request again cannot succeed until something outside it
+   * changes: bad request (400), credentials (401), permissions (403), a resource the server
+   * does not serve or an object that does not exist (404), a method or media type the
+   * resource does not take (405, 406, 415), an invalid object (422). See {@link isPermanentError}.
+   */
+  readonly permanent: boolean;
 
   /**
    * @param status - the server's Status object.
    * @param options - the HTTP code when the Status lacks one, the Retry-After header's value,
-   * and a cause.
+   * a cause, the request (for the message) and what it addressed.
    */
-  constructor(
-    status: Status,
-    options: { code?: number; retryAfterSeconds?: number; cause?: unknown; context?: string } = {},
-  ) {
+  constructor(status: Status, options: ApiErrorOptions = {}) {
     const code = status.code ?? options.code ?? 0;
-    const message = status.message ?? `the server answered ${code} ${status.reason ?? ''}`.trim();
-    super(options.context ? `${options.context}: ${message}` : message, {
+    const summary = describeFailure(status, code, options.target);
+    super(options.context ? `${options.context}: ${summary}` : summary, {
       cause: options.cause,
     });
     this.status = status;
@@ -42,7 +91,117 @@ export class ApiError extends KubeControllerKitError {
     this.reason = status.reason ?? '';
     this.details = status.details;
     this.retryAfterSeconds = options.retryAfterSeconds ?? status.details?.retryAfterSeconds;
+    this.summary = summary;
+    this.permanent = permanentCodes.has(permanentCodeOf(this.reason, code));
   }
+}
+
+const codeByReason: Partial<Record<string, number>> = {
+  BadRequest: 400,
+  Unauthorized: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  NotAcceptable: 406,
+  AlreadyExists: 409,
+  Conflict: 409,
+  Gone: 410,
+  Expired: 410,
+  RequestEntityTooLarge: 413,
+  UnsupportedMediaType: 415,
+  Invalid: 422,
+  TooManyRequests: 429,
+  InternalError: 500,
+  ServiceUnavailable: 503,
+  ServerTimeout: 504,
+  Timeout: 504,
+};
+
+/** The code that classifies a failure: the reason's when it is known, else the HTTP code. */
+function permanentCodeOf(reason: string, code: number): number {
+  return codeByReason[reason] ?? code;
+}
+
+const permanentCodes = new Set([400, 401, 403, 404, 405, 406, 415, 422]);
+
+/** `"system:serviceaccount:ops:x"` → `serviceaccount ops/x`; other users are quoted. */
+function describeSubject(user: string): string {
+  const sa = /^system:serviceaccount:([^:]+):(.+)$/.exec(user);
+  if (sa !== null) return `serviceaccount ${sa[1]}/${sa[2]}`;
+  if (user === 'system:anonymous') return 'the anonymous user (no credentials were sent)';
+  return `user ${JSON.stringify(user)}`;
+}
+
+/**
+ * kube-apiserver's authorization refusal: `pods is forbidden: User "u" cannot list resource
+ * "pods" in API group "" in the namespace "y"` (or `at the cluster scope`), optionally
+ * followed by `: <authorizer's reason>`.
+ */
+const forbiddenPattern =
+  /^(?:.*? is forbidden: )?User "([^"]*)" cannot ([^\s]+) resource "([^"]+)" in API group "([^"]*)"(?: in the namespace "([^"]*)"| at the cluster scope)?(?:: ([^]*))?$/;
+
+function describeForbidden(message: string): string {
+  const m = forbiddenPattern.exec(message);
+  if (m === null) return /\bforbidden\b/i.test(message) ? message : `forbidden: ${message}`;
+  const [, user = '', verb = '', resourcePath = '', group = '', namespace, why] = m;
+  const [resource = '', ...sub] = resourcePath.split('/');
+  const what =
+    formatGroupResource({ group, resource }) + (sub.length > 0 ? `/${sub.join('/')}` : '');
+  const where = namespace !== undefined ? ` in namespace ${namespace}` : ' at the cluster scope';
+  const reason = why !== undefined && why.trim() !== '' ? ` (${why.trim()})` : '';
+  return `forbidden: ${describeSubject(user)} cannot ${verb} ${what}${where}${reason}`;
+}
+
+/** `widgets.example.com/v1`, `pods/v1`. */
+function formatGroupVersionResource(t: ApiRequestTarget): string {
+  return `${formatGroupResource(t)}/${t.version}`;
+}
+
+/** The failure in words, as kubectl shows it; see {@link ApiError}. */
+function describeFailure(
+  status: Status,
+  code: number,
+  target: ApiRequestTarget | undefined,
+): string {
+  const message = (status.message ?? '').trim();
+  const reason = status.reason ?? '';
+  const kind = permanentCodeOf(reason, code);
+  switch (kind) {
+    case 400:
+      return message === ''
+        ? 'bad request'
+        : /^bad request\b/i.test(message)
+          ? message
+          : `bad request: ${message}`;
+    case 401:
+      return message === '' || message === 'Unauthorized'
+        ? "unauthorized: the server did not accept the kubeconfig user's credentials (a missing, wrong or expired token or certificate)"
+        : `unauthorized: ${message}`;
+    case 403:
+      return describeForbidden(message === '' ? 'forbidden' : message);
+    case 404: {
+      const named = status.details?.name !== undefined && status.details.name !== '';
+      if (!named && target !== undefined && target.resource !== '') {
+        return target.subresource !== ''
+          ? `the server has no subresource ${JSON.stringify(target.subresource)} of ${formatGroupVersionResource(target)}`
+          : `the server has no resource ${formatGroupVersionResource(target)}; is its CustomResourceDefinition installed, or the API version right?`;
+      }
+      return message === '' ? `not found (${code})` : message;
+    }
+    default:
+      return message === '' ? `the server answered ${code} ${reason}`.trim() : message;
+  }
+}
+
+/**
+ * Whether retrying the same request cannot help until something outside it changes (see
+ * {@link ApiError.permanent}); also true for a {@link KubeConfigError}. Connection failures,
+ * timeouts, 409, 410, 429 and 5xx answers are transient. Callers that keep retrying anyway
+ * (a reflector does, as client-go's) use it to report the failure loudly and once.
+ */
+export function isPermanentError(err: unknown): boolean {
+  if (err instanceof ApiError) return err.permanent;
+  return err instanceof KubeConfigError;
 }
 
 /** Renders `group/resource` as the API server does in messages: `pods`, `deployments.apps`. */

@@ -10,6 +10,7 @@ export type {
   HttpMethod,
   KubeConfigCluster,
   KubeConfigLike,
+  KubeConfigUserName,
   OpenStream,
   QueryParams,
   RequestSpec,
@@ -34,4 +35,12 @@ export { Discovery } from './discovery.js';
 export type { DiscoveredGroup, DiscoveredResource, GroupVersionKind } from './discovery.js';
 export { decodeWatchStream } from './watch_decoder.js';
 export { redactUrl, redactHeaders, REDACTED } from './redact.js';
+export {
+  REQUEST_ERROR_CODE,
+  getDefaultRestClientMetricsProvider,
+  restClientDurationBuckets,
+  restClientMetricNames,
+  setDefaultRestClientMetricsProvider,
+} from './metrics.js';
+export type { RestClientMetricsProvider } from './metrics.js';
 export { VERSION } from './version.js';

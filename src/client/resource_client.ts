@@ -395,8 +395,9 @@ export class ResourceClient<T extends KubeObject> {
   }
 
   /**
-   * Starts a watch. Resolves once the server accepted it (headers received); rejects with
-   * an ApiError otherwise (never retried here). Iterate to get events as they stream; ERROR
+   * Starts a watch. Resolves once the server accepted it (headers received); a 429/5xx
+   * answer with Retry-After is retried by the transport, any other failure rejects with an
+   * ApiError. Iterate to get events as they stream; ERROR
    * events are yielded; a malformed line throws WatchDecodeError; leaving the loop or
    * aborting closes the connection.
    */

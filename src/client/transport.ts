@@ -6,7 +6,8 @@
  *
  * - **Server and TLS** come from the current context's cluster: the CA, the client
  *   certificate and key, the TLS server name, and `insecure-skip-tls-verify` only when the
- *   kubeconfig sets it.
+ *   kubeconfig sets it. A plain `http://` server works as with kubectl, with or without
+ *   that flag (client-node alone refuses it without the flag).
  * - **Authentication** is whatever `KubeConfig.applyToHTTPSOptions` applies — bearer token,
  *   token file, client certificate, exec credential plugin, auth provider, basic auth — the
  *   one method that client-node 1.x and 2.x both offer. The result is cached for
@@ -19,9 +20,10 @@
  *   the abort reason. No credential appears in a message or a log line: URLs are redacted
  *   and headers never leave the transport.
  * - **Retry-After**: a 429 or 5xx answer carrying `Retry-After` is retried after that many
- *   seconds (through the {@link Clock}, abortable), at most `maxRetries` times (default 10,
- *   as client-go), for idempotent calls only (GET). Watch starts are not retried: the
- *   reflector owns that decision.
+ *   seconds (through the {@link Clock}, abortable), at most `maxRetries` times (default 10),
+ *   for every method and for watch starts, as client-go's REST client does. A 5xx without
+ *   the header, and any other failure, is returned at once: the caller (a reflector's
+ *   backoff, a controller's requeue) decides.
  *
  * Close the transport ({@link Transport.close}) when done: it destroys the pooled sockets.
  *
@@ -36,7 +38,8 @@ import * as zlib from 'node:zlib';
 import { realClock } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { defaultLogger } from '../util/logger.js';
+import { defaultLogger, toLogger } from '../util/logger.js';
+import type { ApiErrorOptions, ApiRequestTarget } from './errors.js';
 import {
   ApiError,
   ConnectionError,
@@ -44,16 +47,26 @@ import {
   RequestTimeoutError,
   ResponseDecodeError,
 } from './errors.js';
+import type { RestClientMetricsProvider } from './metrics.js';
+import { REQUEST_ERROR_CODE, getDefaultRestClientMetricsProvider } from './metrics.js';
 import { redactUrl } from './redact.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
 
 /** The parts of a kubeconfig cluster entry the transport reads. */
 export interface KubeConfigCluster {
+  /** The cluster's name in the kubeconfig, used in error messages. */
+  name?: string;
   /** The API server URL, e.g. `https://10.0.0.1:6443`. */
   server: string;
   /** True when the kubeconfig sets `insecure-skip-tls-verify`. */
   skipTLSVerify?: boolean;
+}
+
+/** The part of a kubeconfig user entry the transport reads. */
+export interface KubeConfigUserName {
+  /** The user's name in the kubeconfig, used in error messages. */
+  name: string;
 }
 
 /**
@@ -65,6 +78,8 @@ export interface KubeConfigLike {
   getCurrentCluster(): KubeConfigCluster | null;
   /** Applies TLS material and authentication headers of the current user to request options. */
   applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+  /** The user of the current context; only its name is read, for error messages. */
+  getCurrentUser?(): KubeConfigUserName | null;
 }
 
 /** Options of a {@link Transport}. */
@@ -75,7 +90,7 @@ export interface TransportOptions {
   logger?: Logger;
   /** Timeout of a whole request/response exchange (not of a watch stream), in ms. Default 60 000. */
   timeoutMs?: number;
-  /** Retries after a 429/5xx with Retry-After, for idempotent calls. Default 10 (client-go's). */
+  /** Retries after a 429/5xx with Retry-After, per request or watch start. Default 10 (client-go's). */
   maxRetries?: number;
   /** How long applied credentials are reused before `applyToHTTPSOptions` runs again, in ms. Default 10 000. */
   credentialTtlMs?: number;
@@ -83,6 +98,11 @@ export interface TransportOptions {
   userAgent?: string;
   /** Most sockets open at once to the server. Default: unlimited. */
   maxSockets?: number;
+  /**
+   * Receives `rest_client_requests_total` and `rest_client_request_duration_seconds`.
+   * Default: the provider set with `setDefaultRestClientMetricsProvider`, if any.
+   */
+  metricsProvider?: RestClientMetricsProvider;
 }
 
 /** The HTTP methods the API server uses. */
@@ -109,7 +129,11 @@ export interface RequestSpec {
   signal?: AbortSignal | undefined;
   /** Overrides the transport's timeout for this request (for streams: until the headers arrive). */
   timeoutMs?: number | undefined;
-  /** Retry after Retry-After answers. Default: true for GET, false otherwise. */
+  /**
+   * Retry after 429/5xx answers carrying `Retry-After`. Default: true, for every method and
+   * for watch starts, as client-go's REST client does (the server sends Retry-After only
+   * when it did not act on the request).
+   */
   retry?: boolean;
 }
 
@@ -172,6 +196,7 @@ export class Transport {
   readonly #ttl: number;
   readonly #userAgent: string;
   readonly #maxSockets: number;
+  readonly #metrics: RestClientMetricsProvider | undefined;
   readonly #agents = new Map<string, http.Agent>();
   #credentials: Promise<Credentials> | undefined;
   #closed = false;
@@ -211,12 +236,13 @@ export class Transport {
     this.#secure = base.protocol === 'https:';
     this.#kc = kubeConfig;
     this.#clock = options.clock ?? realClock;
-    this.#logger = options.logger ?? defaultLogger;
+    this.#logger = toLogger(options.logger ?? defaultLogger);
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#maxRetries = options.maxRetries ?? 10;
     this.#ttl = options.credentialTtlMs ?? 10_000;
     this.#userAgent = options.userAgent ?? `kube-controller-kit/${VERSION}`;
     this.#maxSockets = options.maxSockets ?? Infinity;
+    this.#metrics = options.metricsProvider ?? getDefaultRestClientMetricsProvider();
   }
 
   /** Drops the cached credentials: the next request applies the kubeconfig again. */
@@ -231,7 +257,21 @@ export class Transport {
    * JSON; RequestTimeoutError; ConnectionError; the abort reason.
    */
   async request<R>(spec: RequestSpec): Promise<R> {
-    const retry = spec.retry ?? spec.method === 'GET';
+    if (this.#metrics === undefined) return this.#request(spec);
+    const start = this.#clock.now();
+    try {
+      return await this.#request<R>(spec);
+    } finally {
+      this.#metrics.observeRequestLatency(
+        spec.method,
+        this.#base.host,
+        (this.#clock.now() - start) / 1000,
+      );
+    }
+  }
+
+  async #request<R>(spec: RequestSpec): Promise<R> {
+    const retry = spec.retry ?? true;
     let refreshed = false;
     for (let attempt = 0; ; attempt++) {
       const credentials = await this.#getCredentials(spec.signal);
@@ -251,29 +291,45 @@ export class Transport {
         continue;
       }
       const error = this.#apiError(spec, answer.statusCode, answer.headers, answer.body);
-      const wait = retryDelaySeconds(answer.statusCode, answer.headers);
-      if (retry && wait !== undefined && attempt < this.#maxRetries) {
-        this.#logger.debug('retrying after Retry-After', {
-          request: this.#context(spec),
-          code: answer.statusCode,
-          retryAfterSeconds: wait,
-          attempt: attempt + 1,
-        });
-        await this.#clock.sleep(wait * 1000, spec.signal);
+      if (retry && (await this.#waitToRetry(spec, answer.statusCode, answer.headers, attempt)))
         continue;
-      }
       throw error;
     }
   }
 
   /**
+   * After a 429 or 5xx answer with `Retry-After`, and while fewer than `maxRetries` retries
+   * were made, sleeps that many seconds (on the clock, abortable) and resolves true: the
+   * caller sends the request again. Resolves false when the answer is final.
+   */
+  async #waitToRetry(
+    spec: RequestSpec,
+    code: number,
+    headers: http.IncomingHttpHeaders,
+    attempt: number,
+  ): Promise<boolean> {
+    const wait = retryDelaySeconds(code, headers);
+    if (wait === undefined || attempt >= this.#maxRetries) return false;
+    this.#logger.debug('retrying after Retry-After', {
+      request: this.#context(spec),
+      code,
+      retryAfterSeconds: wait,
+      attempt: attempt + 1,
+    });
+    await this.#clock.sleep(wait * 1000, spec.signal);
+    return true;
+  }
+
+  /**
    * Opens a streaming request (a watch) and resolves once the response headers arrive. A
-   * non-2xx answer rejects with an {@link ApiError} (never retried here). The caller reads
+   * 429 or 5xx answer with `Retry-After` is retried as in {@link Transport.request}; any
+   * other non-2xx answer rejects with an {@link ApiError}. The caller reads
    * `body` and must call `close()` when done (aborting the signal closes it too).
    */
   async stream(spec: RequestSpec): Promise<OpenStream> {
+    const retry = spec.retry ?? true;
     let refreshed = false;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const credentials = await this.#getCredentials(spec.signal);
       const opened = await this.#open(spec, credentials, false);
       const res = opened.res;
@@ -305,7 +361,9 @@ export class Transport {
         this.#refreshAfterUnauthorized();
         continue;
       }
-      throw this.#apiError(spec, code, res.headers, raw);
+      const error = this.#apiError(spec, code, res.headers, raw);
+      if (retry && (await this.#waitToRetry(spec, code, res.headers, attempt))) continue;
+      throw error;
     }
   }
 
@@ -366,7 +424,7 @@ export class Transport {
   async #applyKubeConfig(): Promise<Credentials> {
     const options: https.RequestOptions = { headers: {} };
     try {
-      await this.#kc.applyToHTTPSOptions(options);
+      await (this.#secure ? this.#kc : plainHttpView(this.#kc)).applyToHTTPSOptions(options);
     } catch (err) {
       // client-node's messages name files and plugins, not secrets; keep only the message.
       // Except a JSON parse error: it quotes the text it could not parse, which is the
@@ -375,10 +433,11 @@ export class Transport {
         err instanceof SyntaxError
           ? 'the exec credential plugin (or credential file) did not produce valid JSON'
           : err instanceof Error
-            ? err.message
+            ? err.message.trim()
             : 'unknown error';
       throw new KubeConfigError(
-        `could not apply the kubeconfig's credentials: ${detail}; check the current user's auth settings`,
+        `could not apply the credentials of ${this.#describeContext()}: ${detail}; ` +
+          `check that user's auth settings in the kubeconfig`,
       );
     }
     const headers: Record<string, string> = {};
@@ -398,6 +457,25 @@ export class Transport {
     return { headers, agent: this.#agentFor(options), expiresAt: this.#clock.now() + this.#ttl };
   }
 
+  /** `kubeconfig user "u" (cluster "c", server https://…)`, for messages. */
+  #describeContext(): string {
+    let user: string | undefined;
+    let cluster: string | undefined;
+    try {
+      user = this.#kc.getCurrentUser?.()?.name;
+      cluster = this.#kc.getCurrentCluster()?.name;
+    } catch {
+      // a stand-in that cannot say: name only the server
+    }
+    const who =
+      user !== undefined && user !== ''
+        ? `kubeconfig user ${JSON.stringify(user)}`
+        : 'the kubeconfig user';
+    const where =
+      cluster !== undefined && cluster !== '' ? `cluster ${JSON.stringify(cluster)}, ` : '';
+    return `${who} (${where}server ${redactUrl(this.server)})`;
+  }
+
   #agentFor(options: https.RequestOptions): http.Agent {
     const hash = createHash('sha256');
     const agentOptions: https.AgentOptions = {
@@ -406,7 +484,8 @@ export class Transport {
       maxSockets: this.#maxSockets,
       scheduling: 'lifo',
     };
-    for (const field of tlsFields) {
+    // TLS material means nothing to a plain-http server; an http.Agent ignores it anyway.
+    for (const field of this.#secure ? tlsFields : []) {
       const value = options[field];
       if (value === undefined) continue;
       hash.update(field);
@@ -480,11 +559,17 @@ export class Transport {
       req.on('error', (err) => {
         if (settled) return;
         settled = true;
+        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
         finish();
         reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
       });
       req.on('response', (res) => {
         settled = true;
+        this.#metrics?.incrementRequestResult(
+          String(res.statusCode ?? 0),
+          spec.method,
+          this.#base.host,
+        );
         if (!wholeExchange) timer?.cancel();
         resolve({ res, context, finish, timedOut: () => timedOut });
       });
@@ -528,12 +613,76 @@ export class Transport {
   ): ApiError {
     const retryAfter = retryAfterHeader(headers);
     const status = statusFrom(code, body);
-    const options: { code: number; retryAfterSeconds?: number; context: string } = {
-      code,
-      context: this.#context(spec),
-    };
+    const options: ApiErrorOptions = { code, context: this.#context(spec) };
     if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
+    const target = requestTarget(spec.path);
+    if (target !== undefined) options.target = target;
     return new ApiError(status, options);
+  }
+}
+
+/**
+ * The kubeconfig as seen for a plain-http server. client-node (1.x and 2.x) refuses to apply
+ * credentials to an `http:` cluster unless `insecure-skip-tls-verify` is set: its
+ * `applyToHTTPSOptions` ends by building an agent and throws for that combination, after the
+ * headers are already computed. kubectl and client-go accept such a kubeconfig (there is no
+ * TLS to verify), and this transport builds its own agent anyway, so the credentials are
+ * applied through a view whose current cluster carries the flag. The user's KubeConfig is
+ * not changed.
+ */
+function plainHttpView(kc: KubeConfigLike): KubeConfigLike {
+  const view = Object.create(kc) as KubeConfigLike;
+  view.getCurrentCluster = (): KubeConfigCluster | null => {
+    const cluster = kc.getCurrentCluster();
+    return cluster === null ? null : { ...cluster, skipTLSVerify: true };
+  };
+  return view;
+}
+
+/**
+ * What a resource path addresses: `/api/v1[/namespaces/ns]/resource[/name[/sub]]` or
+ * `/apis/group/version[/namespaces/ns]/resource[/name[/sub]]`; undefined for other paths
+ * (discovery, `/version`).
+ */
+export function requestTarget(path: string): ApiRequestTarget | undefined {
+  const segs = path
+    .split('?')[0]!
+    .split('/')
+    .filter((p) => p !== '')
+    .map(safeDecode);
+  let group: string;
+  let rest: string[];
+  if (segs[0] === 'api' && segs.length >= 3) {
+    group = '';
+    rest = segs.slice(1);
+  } else if (segs[0] === 'apis' && segs.length >= 4) {
+    group = segs[1]!;
+    rest = segs.slice(2);
+  } else {
+    return undefined;
+  }
+  const version = rest[0]!;
+  let parts = rest.slice(1);
+  let namespace = '';
+  // `namespaces/x/<resource>…`, except `namespaces/x/status|finalize` (the Namespace's own).
+  if (
+    parts[0] === 'namespaces' &&
+    parts.length >= 3 &&
+    !(parts.length === 3 && (parts[2] === 'status' || parts[2] === 'finalize'))
+  ) {
+    namespace = parts[1]!;
+    parts = parts.slice(2);
+  }
+  const [resource = '', name = '', ...sub] = parts;
+  if (resource === '') return undefined;
+  return { group, version, resource, namespace, name, subresource: sub.join('/') };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 }
 

@@ -28,7 +28,7 @@ import { jitter } from '../util/backoff.js';
 import { realClock } from '../util/clock.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { errorMessage, isAbortError } from '../util/errors.js';
-import { defaultLogger } from '../util/logger.js';
+import { defaultLogger, toLogger } from '../util/logger.js';
 import type { Logger } from '../util/logger.js';
 import { JITTER_FACTOR, validateLeaderElectionConfig } from './config.js';
 import type { LeaderElectionConfig, ResolvedLeaderElectionConfig } from './config.js';
@@ -88,7 +88,7 @@ export class LeaderElector {
   constructor(config: LeaderElectionConfig) {
     this.#config = validateLeaderElectionConfig(config);
     this.#clock = config.clock ?? realClock;
-    this.#logger = config.logger ?? defaultLogger;
+    this.#logger = toLogger(config.logger ?? defaultLogger);
     this.#random = config.random ?? Math.random;
     this.#metrics = config.metrics;
   }

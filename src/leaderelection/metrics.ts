@@ -21,3 +21,11 @@ export interface LeaderElectionMetricsProvider {
   /** A renewal fell back to reading the Lease (`leader_election_slowpath_total` + 1). */
   slowpathExercised(name: string): void;
 }
+
+/** client-go's names of the leader election metrics. */
+export const leaderElectionMetricNames = {
+  /** Gauge: 1 while this process leads, else 0. */
+  masterStatus: 'leader_election_master_status',
+  /** Counter of renewals that had to re-read the Lease. */
+  slowpath: 'leader_election_slowpath_total',
+} as const;

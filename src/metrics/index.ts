@@ -7,6 +7,16 @@
 export { PrometheusMetricsProvider, workqueueDurationBuckets } from './prometheus.js';
 export type { PrometheusMetricsProviderOptions } from './prometheus.js';
 export { noopReflectorMetricsProvider, reflectorMetricNames } from './reflector_metrics.js';
+export { leaderElectionMetricNames } from '../leaderelection/metrics.js';
+export {
+  REQUEST_ERROR_CODE,
+  getDefaultRestClientMetricsProvider,
+  restClientDurationBuckets,
+  restClientMetricNames,
+  setDefaultRestClientMetricsProvider,
+} from '../client/metrics.js';
+export type { RestClientMetricsProvider } from '../client/metrics.js';
+export type { LeaderElectionMetricsProvider } from '../leaderelection/metrics.js';
 export type { ReflectorMetricsProvider } from './reflector_metrics.js';
 export type {
   CounterMetric,

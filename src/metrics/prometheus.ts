@@ -1,5 +1,6 @@
 /**
- * The Prometheus adapter: work queue and reflector metrics on prom-client.
+ * The Prometheus adapter: work queue, reflector, REST client and leader election metrics on
+ * prom-client.
  *
  * prom-client is an optional peer dependency; only this module imports it.
  *
@@ -15,6 +16,9 @@ import type {
   SettableGaugeMetric,
 } from '../workqueue/metrics.js';
 import { workqueueMetricNames } from '../workqueue/metrics.js';
+import type { RestClientMetricsProvider } from '../client/metrics.js';
+import type { LeaderElectionMetricsProvider } from '../leaderelection/metrics.js';
+import { PrometheusClientMetrics } from './prometheus_client.js';
 import type { ReflectorMetricsProvider } from './reflector_metrics.js';
 import { reflectorMetricNames } from './reflector_metrics.js';
 
@@ -36,7 +40,12 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
 
 /**
  * Registers client-go's work queue metrics (and the reflector metrics) in a prom-client
- * registry and hands queues their labelled series.
+ * registry and hands queues their labelled series. It is also the REST client metrics
+ * provider of transports (`rest_client_requests_total`, `rest_client_request_duration_seconds`;
+ * pass it as `metricsProvider` in transport options, or to
+ * `setDefaultRestClientMetricsProvider`) and the metrics provider of leader electors
+ * (`leader_election_master_status`, `leader_election_slowpath_total`; the `metrics` config
+ * field).
  *
  * @example
  * ```ts
@@ -48,7 +57,13 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
  * // later: res.end(await registry.metrics())
  * ```
  */
-export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetricsProvider {
+export class PrometheusMetricsProvider
+  implements
+    MetricsProvider,
+    ReflectorMetricsProvider,
+    RestClientMetricsProvider,
+    LeaderElectionMetricsProvider
+{
   readonly #depth: Gauge<'name'>;
   readonly #adds: Counter<'name'>;
   readonly #latency: Histogram<'name'>;
@@ -60,10 +75,12 @@ export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetr
   readonly #watches: Counter<'name'>;
   readonly #watchEvents: Counter<'name'>;
   readonly #lastRv: Gauge<'name'>;
+  readonly #client: PrometheusClientMetrics;
 
   /** Create the metrics and register them in the registry. */
   constructor(options: PrometheusMetricsProviderOptions = {}) {
     const registers = [options.registry ?? globalRegistry];
+    this.#client = new PrometheusClientMetrics(registers);
     const buckets = options.buckets ?? [...workqueueDurationBuckets];
     const labelNames = ['name'] as const;
     const gauge = (name: string, help: string): Gauge<'name'> =>
@@ -148,5 +165,26 @@ export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetr
   /** {@inheritDoc ReflectorMetricsProvider.newLastResourceVersionTimestampMetric} */
   newLastResourceVersionTimestampMetric(name: string): SettableGaugeMetric {
     return this.#lastRv.labels({ name });
+  }
+
+  /** {@inheritDoc RestClientMetricsProvider.incrementRequestResult} */
+  incrementRequestResult(code: string, method: string, host: string): void {
+    this.#client.incrementRequestResult(code, method, host);
+  }
+  /** {@inheritDoc RestClientMetricsProvider.observeRequestLatency} */
+  observeRequestLatency(verb: string, host: string, seconds: number): void {
+    this.#client.observeRequestLatency(verb, host, seconds);
+  }
+  /** {@inheritDoc LeaderElectionMetricsProvider.leaderOn} */
+  leaderOn(name: string): void {
+    this.#client.leaderOn(name);
+  }
+  /** {@inheritDoc LeaderElectionMetricsProvider.leaderOff} */
+  leaderOff(name: string): void {
+    this.#client.leaderOff(name);
+  }
+  /** {@inheritDoc LeaderElectionMetricsProvider.slowpathExercised} */
+  slowpathExercised(name: string): void {
+    this.#client.slowpathExercised(name);
   }
 }

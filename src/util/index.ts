@@ -5,8 +5,28 @@
  */
 export { FakeClock, RealClock, realClock, flushAsync } from './clock.js';
 export type { Clock, Timer } from './clock.js';
-export { consoleLogger, defaultLogger, noopLogger } from './logger.js';
-export type { Logger, LogFields, LogLevel } from './logger.js';
+export {
+  consoleLogger,
+  defaultLogger,
+  isPinoLogger,
+  isWinstonLogger,
+  noopLogger,
+  pinoLogger,
+  serializeError,
+  serializeFields,
+  toLogger,
+  winstonLogger,
+} from './logger.js';
+export type {
+  Logger,
+  LogFields,
+  LogLevel,
+  PinoLevels,
+  PinoLike,
+  PinoLogFn,
+  SerializedError,
+  WinstonLike,
+} from './logger.js';
 export { KubeControllerKitError, errorMessage, isAbortError } from './errors.js';
 export {
   Backoff,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { defaultLogger } from '../util/logger.js';
+import { defaultLogger, toLogger } from '../util/logger.js';
 import type { Logger } from '../util/logger.js';
 import { KubeControllerKitError, isAbortError } from '../util/errors.js';
 import type { Queue } from './queue.js';
@@ -47,7 +47,7 @@ export async function runWorkers<T>(
       `runWorkers: workers must be a positive integer, got ${String(workers)}`,
     );
   }
-  const logger = options.logger ?? defaultLogger;
+  const logger = toLogger(options.logger ?? defaultLogger);
   const report = (err: unknown, item: T): void => {
     try {
       if (options.onError !== undefined) options.onError(err, item);

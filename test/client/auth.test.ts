@@ -7,7 +7,12 @@ import { test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { configMaps } from '../../src/client/builtins.js';
-import { ApiError, ConnectionError, isUnauthorized } from '../../src/client/errors.js';
+import {
+  ApiError,
+  ConnectionError,
+  KubeConfigError,
+  isUnauthorized,
+} from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServerOptions } from '../../src/testing/index.js';
@@ -131,4 +136,51 @@ test('a token file named by the kubeconfig supplies the token', async (t) => {
   });
   const c = configMaps(transportFor(t, kc)).namespace('default');
   assert.deepEqual((await c.list()).items, []);
+});
+
+test('a plain-http kubeconfig without insecure-skip-tls-verify works, as kubectl accepts it, and carries its token', async (t) => {
+  const s = await server(t, { auth: { token: TOKEN } });
+  assert.ok(s.url.startsWith('http://'));
+  for (const cluster of [{ skipTLSVerify: false }, { skipTLSVerify: undefined }]) {
+    const kc = withUser(s.kubeConfig(), { token: TOKEN }, cluster);
+    assert.notEqual(kc.getCurrentCluster()!.skipTLSVerify, true);
+    const c = configMaps(transportFor(t, kc)).namespace('default');
+    await c.create({ metadata: { name: `a${String(cluster.skipTLSVerify)}` } });
+    assert.equal((await c.list()).items.length >= 1, true);
+    // The user's KubeConfig is left as it was.
+    assert.notEqual(kc.getCurrentCluster()!.skipTLSVerify, true);
+  }
+  const wrong = withUser(s.kubeConfig(), { token: 'not-it' }, { skipTLSVerify: false });
+  const err = await configMaps(transportFor(t, wrong))
+    .namespace('default')
+    .list()
+    .catch((e: unknown) => e);
+  assert.ok(isUnauthorized(err), `the token is sent over plain http too: ${String(err)}`);
+});
+
+test('a credential that cannot be applied is a KubeConfigError naming the kubeconfig user, cluster and server', async (t) => {
+  const s = await server(t, { auth: { token: TOKEN } });
+  for (const cluster of [{ skipTLSVerify: false }, { skipTLSVerify: true }]) {
+    const kc = withUser(
+      s.kubeConfig(),
+      {
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command: process.execPath,
+          args: ['-e', `console.error('login expired'); process.exit(1)`],
+          interactiveMode: 'Never',
+        },
+      },
+      cluster,
+    );
+    const err = await configMaps(transportFor(t, kc))
+      .namespace('default')
+      .list()
+      .catch((e: unknown) => e);
+    assert.ok(err instanceof KubeConfigError, String(err));
+    assert.match(err.message, /could not apply the credentials of kubeconfig user "u"/);
+    assert.match(err.message, new RegExp(`cluster "${kc.getCurrentCluster()!.name}"`));
+    assert.ok(err.message.includes(s.url), err.message);
+    assert.doesNotMatch(err.message, /HTTP protocol is not allowed/);
+  }
 });

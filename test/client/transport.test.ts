@@ -180,17 +180,25 @@ test('Retry-After retries stop after maxRetries and the last 429 is thrown', asy
   assert.equal(calls, 3);
 });
 
-test('a POST answered 429 with Retry-After is not retried', async (t) => {
-  let calls = 0;
-  const { transport } = await setup(t, (_req, res) => {
-    calls++;
-    json(res, 429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '1' });
-  });
-  const err = await transport
-    .request({ method: 'POST', path: '/x', body: {} })
-    .catch((e: unknown) => e);
-  assert.ok(isTooManyRequests(err));
-  assert.equal(calls, 1);
+test('a POST answered 429 with Retry-After is retried too, as client-go retries every verb', async (t) => {
+  const clock = new FakeClock();
+  const bodies: string[] = [];
+  const { transport } = await setup(
+    t,
+    (_req, res, body) => {
+      bodies.push(body);
+      if (bodies.length === 1)
+        json(res, 429, status(429, 'TooManyRequests', 'slow down'), { 'Retry-After': '1' });
+      else json(res, 201, { created: true });
+    },
+    { clock },
+  );
+  const pending = transport.request({ method: 'POST', path: '/x', body: { a: 1 } });
+  await clock.waitForTimers(1);
+  await until(() => bodies.length === 1);
+  await clock.advance(1000);
+  assert.deepEqual(await pending, { created: true });
+  assert.deepEqual(bodies, ['{"a":1}', '{"a":1}'], 'the same body is sent again');
 });
 
 test('a 503 with Retry-After is retried; a 500 without it is not', async (t) => {

@@ -950,6 +950,46 @@ export function defineScenarios(
   );
 
   scenario(
+    'failures in words: an unserved resource is a 404 naming it, a missing object keeps the server words, a bad selector is a bad request; all permanent',
+    timeout,
+    async (t) => {
+      const s = await setup(t, 'wordwidgets', 'WordWidget');
+      if (!s) return;
+      const unserved = new ResourceClient(s.client.transport, {
+        ...s.resource,
+        group: `nothere.${conformanceGroup}`,
+      }).namespace(s.ns);
+      for (const call of [
+        () => unserved.list(),
+        () => unserved.watch({}),
+        () => unserved.get('x'),
+      ]) {
+        const err = await call().then(
+          () => assert.fail('expected a 404'),
+          (e: unknown) => e,
+        );
+        assert.ok(isNotFound(err), String(err));
+        assert.equal(
+          err.summary,
+          `the server has no resource ${s.resource.resource}.nothere.${conformanceGroup}/v1; ` +
+            'is its CustomResourceDefinition installed, or the API version right?',
+        );
+        assert.equal(err.permanent, true);
+      }
+      const missing = await s.client.get('absent').catch((e: unknown) => e);
+      assert.ok(missing instanceof ApiError, String(missing));
+      assert.equal(
+        missing.summary,
+        `${s.resource.resource}.${conformanceGroup} "absent" not found`,
+      );
+      const bad = await s.client.list({ labelSelector: 'app in (web' }).catch((e: unknown) => e);
+      assert.ok(isBadRequest(bad), String(bad));
+      assert.match(bad.summary, /^bad request: unable to parse requirement: /);
+      assert.equal(bad.permanent, true);
+    },
+  );
+
+  scenario(
     'CRD informer manager: a new CRD starts an informer whose objects reach the handlers; deleting the CRD deletes them and drops the informer',
     timeout,
     async (t) => {
