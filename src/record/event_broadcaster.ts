@@ -50,7 +50,7 @@ import type { CoreEvent, EventsV1Event, ObjectReference } from './types.js';
 export type EventApi = 'core/v1' | 'events.k8s.io/v1';
 
 /** Options of {@link EventBroadcaster}. */
-export interface EventBroadcasterOptions extends TransportOptions {
+export interface EventBroadcasterOptions extends Omit<TransportOptions, 'metricsProvider'> {
   /** Which API to write: `core/v1` (default; what `kubectl describe` lists) or `events.k8s.io/v1`. */
   api?: EventApi;
   /** Longest queue of unwritten events; further events are dropped (default 1000). */
@@ -63,6 +63,8 @@ export interface EventBroadcasterOptions extends TransportOptions {
   logger?: Logger;
   /** Metrics provider (default: the one set with `setDefaultEventMetricsProvider`). */
   metricsProvider?: EventMetricsProvider;
+  /** Where the transport made from a KubeConfig reports `rest_client_*` (the transport's default otherwise). */
+  restClientMetricsProvider?: TransportOptions['metricsProvider'];
   /** The `name` label of the metrics (default `events`). */
   name?: string;
   /** Delay between retries of a write that got no answer, in ms (default 10 000). */
@@ -132,7 +134,11 @@ export class EventBroadcaster {
    */
   constructor(source: Transport | KubeConfigLike, options: EventBroadcasterOptions = {}) {
     // The clock drives event time, the spam filter and retries, not HTTP timeouts.
-    const { clock: _clock, ...transportOptions } = options;
+    const { clock: _clock, metricsProvider: _events, restClientMetricsProvider, ...rest } = options;
+    const transportOptions: TransportOptions =
+      restClientMetricsProvider === undefined
+        ? rest
+        : { ...rest, metricsProvider: restClientMetricsProvider };
     const transport = toTransport(source, transportOptions);
     this.#ownedTransport = transport === source ? undefined : transport;
     this.api = options.api ?? 'core/v1';
