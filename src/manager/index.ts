@@ -13,6 +13,7 @@ export {
 } from './manager.js';
 export type {
   AddRunnableOptions,
+  ManagerCacheOptions,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   MetricsRegistry,
@@ -32,3 +33,11 @@ export { parseBindAddress } from './servers.js';
 export type { BindAddress } from './servers.js';
 export { setupSignalHandler } from './signals.js';
 export type { SignalHandler, SignalHandlerOptions } from './signals.js';
+export {
+  MultiNamespaceInformer,
+  MultiNamespaceLister,
+  NamespaceNotCachedError,
+} from './multi_namespace.js';
+export type { CacheInformer, CacheLister, InformerHandler } from './multi_namespace.js';
+export { CachedClient, CacheNotStartedError } from './cached_client.js';
+export type { CachedGetOptions, CachedListOptions } from './cached_client.js';

@@ -46,7 +46,9 @@ import { leases } from '../client/builtins.js';
 import type { KubeConfigLike, TransportOptions } from '../client/transport.js';
 import { Transport, toTransport } from '../client/transport.js';
 import { SharedInformerFactory } from '../cache/factory.js';
-import type { SharedInformerFactoryOptions } from '../cache/factory.js';
+import type { InformerForOptions, SharedInformerFactoryOptions } from '../cache/factory.js';
+import { ResourceClient } from '../client/resource_client.js';
+import type { ApiResource, KubeObject } from '../client/types.js';
 import { Controller, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS } from '../controller/controller.js';
 import { DynamicSharedInformerFactory } from '../dynamic/dynamic_factory.js';
 import { HealthzAdaptor, DEFAULT_HEALTHZ_TOLERANCE_MS } from '../leaderelection/healthz.js';
@@ -71,6 +73,10 @@ import type { HealthCheck } from './healthz.js';
 import { HttpServer, parseBindAddress } from './servers.js';
 import type { BindAddress } from './servers.js';
 import { setupSignalHandler } from './signals.js';
+import { CachedClient } from './cached_client.js';
+import type { CacheHost } from './cached_client.js';
+import { MultiNamespaceInformer, validateNamespaces } from './multi_namespace.js';
+import type { CacheInformer } from './multi_namespace.js';
 
 /** controller-runtime's default health probe address. */
 export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ':8081';
@@ -152,6 +158,20 @@ export interface ManagerLeaderElectionOptions {
   metrics?: LeaderElectionMetricsProvider;
 }
 
+/** The cache options of a {@link Manager}: informer defaults, and the namespaces to watch. */
+export interface ManagerCacheOptions extends Omit<
+  SharedInformerFactoryOptions,
+  'clock' | 'logger' | 'transportOptions'
+> {
+  /**
+   * Watch namespaced resources only in these namespaces, one informer (one watch) per
+   * namespace behind one lister (controller-runtime's `DefaultNamespaces`). Applies to
+   * {@link Manager.informer} and {@link Manager.client}; cluster-scoped resources are
+   * watched cluster-wide. Not together with `namespace`.
+   */
+  defaultNamespaces?: readonly string[];
+}
+
 /** Options of a {@link Manager}. */
 export interface ManagerOptions {
   /** The cluster: a client-node KubeConfig (1.x or 2.x) or a shared Transport. */
@@ -159,7 +179,7 @@ export interface ManagerOptions {
   /** Transport options, used when `kubeConfig` is a KubeConfig. */
   transportOptions?: TransportOptions;
   /** Defaults of every informer in the cache (namespace, selectors, transform, resync, …). */
-  cache?: Omit<SharedInformerFactoryOptions, 'clock' | 'logger' | 'transportOptions'>;
+  cache?: ManagerCacheOptions;
   /** Leader election; off when absent (controller-runtime's default). */
   leaderElection?: ManagerLeaderElectionOptions;
   /** `host:port` of the probe server (default `:8081`, every interface); `'0'` disables it. */
@@ -266,6 +286,7 @@ export class Manager {
   #cachesStarted = false;
   #lostCause: unknown;
   #cacheStop: AbortController | undefined;
+  #namespaces: string[] | undefined;
   #unnamed = 0;
 
   /**
@@ -302,8 +323,17 @@ export class Manager {
       logger: this.#logger,
       ...options.transportOptions,
     });
+    const { defaultNamespaces, ...factoryOptions } = options.cache ?? {};
+    if (defaultNamespaces !== undefined) {
+      if (factoryOptions.namespace !== undefined && factoryOptions.namespace !== '') {
+        throw new InvalidManagerOptionsError(
+          'cache.namespace and cache.defaultNamespaces exclude each other; list every namespace in defaultNamespaces',
+        );
+      }
+      this.#namespaces = validateNamespaces(defaultNamespaces);
+    }
     const cacheOptions: SharedInformerFactoryOptions = {
-      ...options.cache,
+      ...factoryOptions,
       clock: this.#clock,
       logger: this.#logger,
     };
@@ -450,6 +480,48 @@ export class Manager {
       }
     }
     return this;
+  }
+
+  /** The namespaces the cache watches (`cache.defaultNamespaces`), or undefined for all. */
+  get cacheNamespaces(): readonly string[] | undefined {
+    return this.#namespaces;
+  }
+
+  /**
+   * The cache's informer of `resource`: one shared informer, or — with
+   * `cache.defaultNamespaces` and a namespaced resource — a {@link MultiNamespaceInformer}
+   * with one informer per namespace. Created on first use; started by the manager.
+   */
+  informer<T extends KubeObject>(
+    resource: ApiResource<T>,
+    options: Omit<InformerForOptions<T>, 'namespace'> = {},
+  ): CacheInformer<T> {
+    const informer =
+      this.#namespaces !== undefined && resource.namespaced
+        ? MultiNamespaceInformer.fromFactory(this.cache, resource, this.#namespaces, options)
+        : this.cache.forResource(resource, options);
+    if (this.#state === 'running') this.startInformers();
+    return informer;
+  }
+
+  /**
+   * A client for `resource` whose reads come from the cache (an informer started and
+   * synced on first use) and whose writes go to the API server (controller-runtime's
+   * default client). See {@link CachedClient}.
+   */
+  client<T extends KubeObject>(resource: ApiResource<T>): CachedClient<T> {
+    const host: CacheHost = {
+      informer: (r) => this.informer(r),
+      ensureInformersRunning: () => {
+        const stop = this.#cacheStop;
+        if (!this.#cachesStarted || stop === undefined || stop.signal.aborted) return false;
+        this.startInformers();
+        return true;
+      },
+      cacheSignal: () => this.#cacheStop?.signal,
+      clock: this.#clock,
+    };
+    return new CachedClient(host, resource, new ResourceClient(this.transport, resource));
   }
 
   /**
