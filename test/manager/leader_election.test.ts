@@ -16,7 +16,7 @@ import type { TestApiServer } from '../../src/testing/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
-import { recordingLogger } from './support.js';
+import { httpGet, recordingLogger } from './support.js';
 
 const LEASES = { group: 'coordination.k8s.io', resource: 'leases' };
 
@@ -91,7 +91,9 @@ describe('Manager leader election', () => {
   test('only the leader runs leader-only runnables; on shutdown it stops them, then releases the lease, and the other replica takes over at once', async () => {
     const log: string[] = [];
     const holderWhenAStopped: (string | undefined)[] = [];
-    const a = new Manager(options('handover', 'replica-a'));
+    const a = new Manager(
+      options('handover', 'replica-a', { healthProbeBindAddress: '127.0.0.1:0' }),
+    );
     a.add(probe(log, 'a-controller', () => holderWhenAStopped.push(holder('handover'))));
     a.add({ ...probe(log, 'a-always'), needLeaderElection: false });
     const b = new Manager(options('handover', 'replica-b'));
@@ -102,6 +104,14 @@ describe('Manager leader election', () => {
     const runA = a.start(stopA.signal);
     await a.elected();
     assert.equal(holder('handover'), 'replica-a');
+    await a.serving();
+    const health = await httpGet(a.healthProbeAddress, '/healthz?verbose');
+    assert.equal(health.status, 200);
+    assert.match(
+      health.body,
+      /^\[\+\]leaderElection ok$/m,
+      "client-go's leader election health check is registered",
+    );
     const stopB = new AbortController();
     const runB = b.start(stopB.signal);
     await eventually('b observed a as leader', () => b.elector?.getLeader() === 'replica-a');

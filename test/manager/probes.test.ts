@@ -2,7 +2,7 @@
 // server: Kubernetes' /healthz and /readyz formats, named checks, and /metrics.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Registry } from 'prom-client';
+import { Counter, Registry, register as globalRegistry } from 'prom-client';
 import { Controller } from '../../src/controller/index.js';
 import {
   BindError,
@@ -181,6 +181,29 @@ describe('Manager probes and metrics endpoints', () => {
     );
     stop.abort();
     await running;
+  });
+
+  test("without metricsRegistry, /metrics serves prom-client's global registry, loaded on demand", async () => {
+    const counter = new Counter({ name: 'kck_manager_test_total', help: 'test counter' });
+    counter.inc(7);
+    try {
+      const manager = new Manager({
+        kubeConfig: server.kubeConfig(),
+        healthProbeBindAddress: '0',
+        metricsBindAddress: '127.0.0.1:0',
+        logger: noopLogger,
+      });
+      const stop = new AbortController();
+      const running = manager.start(stop.signal);
+      await manager.serving();
+      const res = await httpGet(manager.metricsAddress, '/metrics');
+      assert.equal(res.status, 200);
+      assert.match(res.body, /^kck_manager_test_total 7$/m);
+      stop.abort();
+      await running;
+    } finally {
+      globalRegistry.removeSingleMetric('kck_manager_test_total');
+    }
   });
 
   test("addresses: controller-runtime's defaults (:8081, :8080), '0' disables, malformed ones are rejected at construction", async () => {
