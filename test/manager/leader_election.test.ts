@@ -4,6 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Controller } from '../../src/controller/index.js';
+import { LeaderElectionConfigError } from '../../src/leaderelection/index.js';
 import {
   InvalidManagerOptionsError,
   LeaderElectionLostError,
@@ -257,5 +258,41 @@ describe('Manager leader election', () => {
       `shutdown in order: ${lines.join(' | ')}`,
     );
     release();
+  });
+
+  test('leader election options are checked at construction: an id, a namespace outside a cluster, client-go timing rules', () => {
+    const saved = process.env['POD_NAMESPACE'];
+    delete process.env['POD_NAMESPACE'];
+    try {
+      assert.throws(
+        () => new Manager({ ...plain(), leaderElection: { id: 'x' } }),
+        (e: unknown) =>
+          e instanceof InvalidManagerOptionsError && /not running in a cluster/.test(e.message),
+      );
+      process.env['POD_NAMESPACE'] = 'from-env';
+      const m = new Manager({ ...plain(), leaderElection: { id: 'x' } });
+      assert.equal(m.elector?.name, 'from-env/x', '$POD_NAMESPACE is the default namespace');
+      assert.match(m.identity ?? '', /^.+_[0-9a-f-]{36}$/, 'hostname_uuid identity');
+    } finally {
+      if (saved === undefined) delete process.env['POD_NAMESPACE'];
+      else process.env['POD_NAMESPACE'] = saved;
+    }
+    assert.throws(
+      () => new Manager({ ...plain(), leaderElection: { id: '', namespace: 'default' } }),
+      InvalidManagerOptionsError,
+    );
+    assert.throws(
+      () =>
+        new Manager({
+          ...plain(),
+          leaderElection: {
+            id: 'x',
+            namespace: 'default',
+            leaseDurationMs: 5000,
+            renewDeadlineMs: 5000,
+          },
+        }),
+      LeaderElectionConfigError,
+    );
   });
 });
