@@ -295,4 +295,43 @@ describe('Manager leader election', () => {
       LeaderElectionConfigError,
     );
   });
+
+  test("a controller's reconcile that ignores its signal is bounded by the manager's graceful timeout, and its key is logged", async () => {
+    server.create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stuck', namespace: 'default' },
+    });
+    const { logger, lines } = recordingLogger();
+    const m = new Manager(plain({ gracefulShutdownTimeoutMs: 100, logger }));
+    let entered = false;
+    let release!: () => void;
+    const never = new Promise<void>((r) => (release = r));
+    m.add(
+      new Controller({
+        name: 'stuck',
+        logger,
+        reconcile: async (key) => {
+          if (key !== 'default/stuck') return;
+          entered = true;
+          await never;
+        },
+      }).for(m.cache.configMaps()),
+    );
+    const stop = new AbortController();
+    const running = m.start(stop.signal);
+    await eventually('the reconcile is running', () => entered);
+    const t0 = Date.now();
+    stop.abort();
+    await running;
+    assert.ok(Date.now() - t0 < 5_000);
+    assert.ok(
+      lines.some(
+        (l) =>
+          l.startsWith('warn ') && l.includes('controller stuck') && l.includes('default/stuck ('),
+      ),
+      lines.join('\n'),
+    );
+    release();
+  });
 });
