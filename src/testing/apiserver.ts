@@ -55,6 +55,8 @@ import {
 import { Storage } from './storage.js';
 import type { StoredObject } from './storage.js';
 import { renderObject, WatchConnection } from './watch.js';
+import { warningHeader } from './schema/index.js';
+import type { FieldValidation } from './schema/index.js';
 import { renderTable, renderTableWatchLine } from './table.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 
@@ -182,6 +184,44 @@ interface ParsedPath {
   name: string;
   subresource: string;
   legacyWatch: boolean;
+}
+
+/**
+ * The schema options of a write: `fieldValidation` (checked as kube-apiserver checks it:
+ * 422 naming the verb's options kind), the raw body (to find duplicate fields in creates
+ * and updates) and where the write's warnings go.
+ */
+function writeSchemaOptions(
+  q: URLSearchParams,
+  verb: RequestVerb,
+  rawBody: string | undefined,
+): { fieldValidation?: FieldValidation; rawBody?: string; warnings: string[] } {
+  const fv = q.get('fieldValidation') ?? '';
+  if (fv !== '' && fv !== 'Strict' && fv !== 'Warn' && fv !== 'Ignore') {
+    const kind =
+      verb === 'create' ? 'CreateOptions' : verb === 'patch' ? 'PatchOptions' : 'UpdateOptions';
+    const message = `Unsupported value: ${JSON.stringify(fv)}: supported values: "", "Ignore", "Strict", "Warn"`;
+    throw statusError(
+      422,
+      'Invalid',
+      `${kind}.meta.k8s.io "" is invalid: fieldValidation: ${message}`,
+      {
+        group: 'meta.k8s.io',
+        kind,
+        causes: [{ reason: 'FieldValueNotSupported', message, field: 'fieldValidation' }],
+      },
+    );
+  }
+  return {
+    ...(fv !== '' && { fieldValidation: fv }),
+    ...(rawBody !== undefined && { rawBody }),
+    warnings: [],
+  };
+}
+
+/** `Warning` headers for warning texts (one header line each, as kube-apiserver sends). */
+function warningHeaders(warnings: string[]): Record<string, string[]> {
+  return warnings.length === 0 ? {} : { Warning: warnings.map(warningHeader) };
 }
 
 function yamlString(s: string): string {
@@ -590,7 +630,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     res: ServerResponse,
     code: number,
     body: string,
-    headers: Record<string, string> = {},
+    headers: Record<string, string | string[]> = {},
   ): void {
     if (res.headersSent || res.destroyed) return;
     res.writeHead(code, {
@@ -673,7 +713,11 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     if (!type) return undefined;
     if (!type.namespaced && namespace !== '') return undefined;
     if (type.namespaced && namespace === '' && name !== '') return undefined;
-    if (subresource !== '' && !(subresource === 'status' && type.statusSubresource))
+    if (
+      subresource !== '' &&
+      !(subresource === 'status' && type.statusSubresource) &&
+      !(subresource === 'scale' && type.scaleSubresource === true)
+    )
       return undefined;
     return { type, version, namespace, name, subresource, legacyWatch };
   }
@@ -970,11 +1014,20 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const table = !metaOnly && TABLE.test(accept);
     const dryRun = q.getAll('dryRun').includes('All');
     const { type, version } = p;
+    if (p.subresource === 'scale') {
+      await this.#serveScale(req, res, p, verb, q, dryRun);
+      return;
+    }
     const render = (o: StoredObject): string => renderObject(o, type, version, metaOnly);
-    const one = (code: number, o: StoredObject): void => {
+    let one = (code: number, o: StoredObject, headers: Record<string, string[]> = {}): void => {
       if (table)
-        this.#sendJson(res, code, renderTable([o], type, this.#clock.now(), String(o.rv), ''));
-      else this.#sendJson(res, code, render(o));
+        this.#sendJson(
+          res,
+          code,
+          renderTable([o], type, this.#clock.now(), String(o.rv), ''),
+          headers,
+        );
+      else this.#sendJson(res, code, render(o), headers);
     };
     switch (verb) {
       case 'get': {
@@ -1069,7 +1122,9 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         `the object provided is unrecognized (must be of type ${type.kind}): couldn't get version/kind; json parse error: ${errorMessage(err)}`,
       );
     }
-    const opts = { dryRun };
+    const opts = { dryRun, ...writeSchemaOptions(q, verb, verb === 'patch' ? undefined : text) };
+    const sendOne = one;
+    one = (code, o) => sendOne(code, o, warningHeaders(opts.warnings));
     switch (verb) {
       case 'create': {
         one(201, this.#store.create(type, version, p.namespace, body, opts));
@@ -1096,6 +1151,41 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       default:
         throw methodNotAllowed(req.method ?? '', type.group, type.resource);
     }
+  }
+
+  /** GET, PUT and PATCH of a custom resource's `scale` subresource. */
+  async #serveScale(
+    req: IncomingMessage,
+    res: ServerResponse,
+    p: ParsedPath,
+    verb: RequestVerb,
+    q: URLSearchParams,
+    dryRun: boolean,
+  ): Promise<void> {
+    if (verb === 'get') {
+      this.#sendJson(res, 200, JSON.stringify(this.#store.getScale(p.type, p.namespace, p.name)));
+      return;
+    }
+    if (verb !== 'update' && verb !== 'patch') {
+      throw methodNotAllowed(req.method ?? '', p.type.group, p.type.resource);
+    }
+    const { text } = await this.#readBody(req);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (err) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: ${errorMessage(err)}`,
+      );
+    }
+    const opts = { dryRun, ...writeSchemaOptions(q, verb, undefined) };
+    const contentType =
+      (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const scale =
+      verb === 'update'
+        ? this.#store.updateScale(p.type, p.namespace, p.name, body, opts)
+        : this.#store.patchScale(p.type, p.namespace, p.name, contentType, body, opts);
+    this.#sendJson(res, 200, JSON.stringify(scale), warningHeaders(opts.warnings));
   }
 
   async #deleteOptions(

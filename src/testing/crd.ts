@@ -12,7 +12,7 @@ interface CrdVersion {
   name?: unknown;
   served?: unknown;
   storage?: unknown;
-  subresources?: { status?: unknown };
+  subresources?: { status?: unknown; scale?: unknown };
   selectableFields?: { jsonPath?: unknown }[];
 }
 
@@ -149,6 +149,7 @@ export function crdResourceType(crd: UnstructuredObject): ResourceType {
     namespaced: str(s.scope) === 'Namespaced',
     versions: ordered,
     statusSubresource: vs.some((v) => v.subresources?.status !== undefined),
+    scaleSubresource: vs.some((v) => v.subresources?.scale !== undefined),
     strategicMerge: false,
     fieldSelectors,
     nameRule: 'subdomain',

@@ -8,6 +8,7 @@
  * @module
  */
 import type { UnstructuredObject } from '../client/types.js';
+import type { StoredObject } from './storage.js';
 
 /** Reads one field of an object for a field selector; `undefined` when absent. */
 export type FieldGetter = (obj: UnstructuredObject) => string | undefined;
@@ -37,6 +38,8 @@ export interface ResourceType {
   versions: string[];
   /** Whether the status subresource is served. */
   statusSubresource: boolean;
+  /** Whether the scale subresource is served (custom resources with `subresources.scale`). */
+  scaleSubresource?: boolean;
   /** Whether strategic-merge patch applies (built-ins only). */
   strategicMerge: boolean;
   /** Field selectors beyond metadata.name and metadata.namespace. */
@@ -47,6 +50,8 @@ export interface ResourceType {
   tracksGeneration: boolean;
   /** For custom resources, the name of the defining CRD. */
   crdName?: string;
+  /** Applied to stored objects before they are sent (custom resources' read-time defaults). */
+  readTransform?: (stored: StoredObject) => StoredObject;
 }
 
 /** The storage key of a group/resource: `pods`, `deployments.apps`. */

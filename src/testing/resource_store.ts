@@ -24,12 +24,21 @@ import {
   conflict,
   invalid,
   notFound,
+  pathNotFound,
   statusError,
   tooOld,
 } from './status.js';
 import type { Storage, StoredObject } from './storage.js';
 import { objectKey } from './storage.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
+import {
+  admitCustomResource,
+  CustomResourceSchemas,
+  defaultOnRead,
+  scaleOf,
+  withReplicas,
+} from './schema/index.js';
+import type { Admission, CustomResourceSchema, FieldValidation, Scale } from './schema/index.js';
 import { selectableFields } from './watch.js';
 
 /** The patch content types the server accepts. */
@@ -46,6 +55,12 @@ export interface WriteOptions {
   seed?: boolean;
   /** Validate and compute, but store nothing (`dryRun=All`). */
   dryRun?: boolean;
+  /** Custom resources: the `fieldValidation` query parameter (default `Warn`). */
+  fieldValidation?: FieldValidation;
+  /** Custom resources: the raw JSON body of a create or update (duplicate fields). */
+  rawBody?: string;
+  /** Custom resources: `Warning` texts of the write are appended here. */
+  warnings?: string[];
 }
 
 /** Delete options (the DeleteOptions body). */
@@ -211,6 +226,126 @@ export class ResourceStore {
     return copy;
   }
 
+  readonly #schemas = new CustomResourceSchemas();
+
+  /** The structural schema of a custom resource type (undefined for built-ins). */
+  customResourceSchema(type: ResourceType): CustomResourceSchema | undefined {
+    if (type.crdName === undefined) return undefined;
+    const crd = this.#storage.get(
+      groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+      objectKey('', type.crdName),
+    );
+    return crd ? this.#schemas.get(crd.obj, type.versions[0] ?? '') : undefined;
+  }
+
+  /** Custom resources: prune, default and validate through the CRD schema (./schema). */
+  #admit(
+    type: ResourceType,
+    obj: UnstructuredObject,
+    old: UnstructuredObject | undefined,
+    subresource: string,
+    opts: WriteOptions & { patch?: boolean },
+  ): Admission {
+    const crs = this.customResourceSchema(type);
+    if (crs === undefined) return { object: obj, warnings: [], causes: [] };
+    const admission = admitCustomResource(crs, obj, old, {
+      subresource,
+      ...(opts.fieldValidation !== undefined && { fieldValidation: opts.fieldValidation }),
+      ...(opts.rawBody !== undefined && { rawBody: opts.rawBody }),
+      ...(opts.patch === true && { patch: true }),
+    });
+    opts.warnings?.push(...admission.warnings);
+    return admission;
+  }
+
+  /** A stored custom resource with read-time defaults (itself when none apply). */
+  readDefaults(type: ResourceType, stored: StoredObject): StoredObject {
+    const crs = this.customResourceSchema(type);
+    const obj = crs === undefined ? undefined : defaultOnRead(crs, stored.obj);
+    return obj === undefined ? stored : { ...stored, obj, json: JSON.stringify(obj) };
+  }
+
+  #scaleOf(type: ResourceType): NonNullable<CustomResourceSchema['scale']> {
+    const scale = this.customResourceSchema(type)?.scale;
+    if (scale === undefined) throw pathNotFound();
+    return scale;
+  }
+
+  /** The autoscaling/v1 Scale of a custom resource (GET `.../scale`). */
+  getScale(type: ResourceType, namespace: string, name: string): Scale {
+    const scale = this.#scaleOf(type);
+    return scaleOf(scale, this.readDefaults(type, this.get(type, namespace, name)).obj);
+  }
+
+  /**
+   * Writes a Scale (PUT `.../scale`): sets the replicas at `specReplicasPath` and updates
+   * the object through the usual path (its validation, a resourceVersion precondition).
+   */
+  updateScale(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Scale {
+    const scale = this.#scaleOf(type);
+    if (!isObject(body) || (body.kind !== undefined && body.kind !== 'Scale')) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: expected a Scale`,
+      );
+    }
+    const spec = isObject(body.spec) ? body.spec : {};
+    const replicas = spec.replicas ?? 0;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+      throw badRequest(
+        `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`,
+      );
+    }
+    const meta = isObject(body.metadata) ? body.metadata : {};
+    const existing = this.get(type, namespace, name);
+    const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+    const next = withReplicas(scale, existing.obj, replicas, rv);
+    const stored = this.#replace(type, existing, next, '', opts);
+    return scaleOf(scale, this.readDefaults(type, stored).obj);
+  }
+
+  /** Patches a Scale (PATCH `.../scale`, JSON or merge patch) and writes it. */
+  patchScale(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Scale {
+    const current = this.getScale(type, namespace, name);
+    let patched: unknown;
+    try {
+      if (contentType === 'application/json-patch+json') patched = applyJsonPatch(current, body);
+      else if (
+        contentType === 'application/merge-patch+json' ||
+        contentType === 'application/apply-patch+yaml'
+      ) {
+        if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
+        patched = applyMergePatch(current, body);
+      } else {
+        throw statusError(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+        );
+      }
+    } catch (err) {
+      if (err instanceof PatchError) throw badRequest(err.message);
+      throw err;
+    }
+    return this.updateScale(type, namespace, name, patched, opts);
+  }
+
+  #withReadDefaults(t: ResourceType): ResourceType {
+    return { ...t, readTransform: (stored) => this.readDefaults(t, stored) };
+  }
+
   #invalid(type: ResourceType, name: string, causes: StatusCause[]): ApiError {
     return invalid(type.group, type.kind, name, causes);
   }
@@ -252,7 +387,14 @@ export class ResourceStore {
     body: unknown,
     opts: WriteOptions = {},
   ): StoredObject {
-    const obj = this.#checkEnvelope(type, version, body);
+    const admission = this.#admit(
+      type,
+      this.#checkEnvelope(type, version, body),
+      undefined,
+      '',
+      opts,
+    );
+    const obj = admission.object;
     const meta = (obj.metadata ??= {});
     this.#bindNamespace(type, meta, namespace);
     if ((meta.name ?? '') === '' && meta.generateName) {
@@ -269,6 +411,7 @@ export class ResourceStore {
     }
     const name = meta.name ?? '';
     const causes = validateObjectMeta(obj, type.nameRule);
+    causes.push(...admission.causes);
     if (type.crdName === undefined && type.resource === 'customresourcedefinitions') {
       causes.push(...validateCrd(obj));
     }
@@ -324,7 +467,7 @@ export class ResourceStore {
       stored,
     );
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
-      this.#registry.add(crdResourceType(result.obj));
+      this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
     }
     return result;
   }
@@ -394,7 +537,7 @@ export class ResourceStore {
     existing: StoredObject,
     obj: UnstructuredObject,
     subresource: string,
-    opts: WriteOptions,
+    opts: WriteOptions & { patch?: boolean },
   ): StoredObject {
     const meta = (obj.metadata ??= {});
     const name = existing.obj.metadata?.name ?? '';
@@ -405,16 +548,21 @@ export class ResourceStore {
     const old = existing.obj;
     const oldMeta = old.metadata ?? {};
     let next: UnstructuredObject;
+    let admission: Admission;
     if (subresource === 'status') {
       next = { ...old, metadata: { ...oldMeta } };
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
+      admission = this.#admit(type, next, old, subresource, opts);
+      next = admission.object;
     } else {
       next = obj;
       if (type.statusSubresource && !opts.seed) {
         if (old.status === undefined) delete next.status;
         else next.status = old.status;
       }
+      admission = this.#admit(type, next, old, subresource, opts);
+      next = admission.object;
       const m = (next.metadata ??= {});
       if (oldMeta.uid !== undefined) m.uid = oldMeta.uid;
       if (oldMeta.creationTimestamp !== undefined) m.creationTimestamp = oldMeta.creationTimestamp;
@@ -435,6 +583,7 @@ export class ResourceStore {
     const nm = (next.metadata ??= {});
     nm.resourceVersion = oldMeta.resourceVersion ?? '';
     const causes = validateObjectMeta(next, type.nameRule);
+    causes.push(...admission.causes);
     if (type.resource === 'customresourcedefinitions' && type.crdName === undefined) {
       causes.push(...validateCrd(next));
     }
@@ -449,7 +598,7 @@ export class ResourceStore {
       return this.#remove(type, existing.namespace, next);
     }
     const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
-    if (isCrd) this.#registry.add(crdResourceType(result.obj));
+    if (isCrd) this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
     return result;
   }
 
@@ -540,7 +689,10 @@ export class ResourceStore {
     }
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    return { stored: this.#replace(type, existing, obj, subresource, opts), created: false };
+    return {
+      stored: this.#replace(type, existing, obj, subresource, { ...opts, patch: true }),
+      created: false,
+    };
   }
 
   #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {

@@ -80,6 +80,7 @@ export function renderObject(
   version: string,
   metaOnly: boolean,
 ): string {
+  if (type.readTransform) stored = type.readTransform(stored);
   if (metaOnly) {
     return JSON.stringify({
       kind: 'PartialObjectMetadata',
