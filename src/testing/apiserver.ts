@@ -117,7 +117,12 @@ export interface TestApiServer {
   readonly resourceVersion: number;
   /** A @kubernetes/client-node KubeConfig with this server as its current context. */
   kubeConfig(namespace?: string): KubeConfig;
-  /** Writes a kubeconfig file for kubectl and other tools. */
+  /**
+   * Writes a kubeconfig file (mode 0600) that kubectl, client-go, client-node 1.x and 2.x
+   * and this library all accept: over plain http it sets `insecure-skip-tls-verify: true`
+   * (client-node refuses http without it), over https it carries the test CA, and it
+   * holds the token or client certificate the server requires.
+   */
   writeKubeconfig(path: string): Promise<void>;
   /** Creates an object in-process (no HTTP; status kept as given). Returns the stored copy. */
   create<T extends UnstructuredObject = UnstructuredObject>(resource: ResourceRef, obj: T): T;
@@ -462,6 +467,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       lines.push(
         `    certificate-authority-data: ${Buffer.from(this.certificates.caCert).toString('base64')}`,
       );
+    } else {
+      // client-node (1.x and 2.x) refuses an http:// server unless TLS verification is
+      // marked skipped; kubectl and client-go accept the flag on plain http and ignore it.
+      lines.push('    insecure-skip-tls-verify: true');
     }
     lines.push('users:', '- name: test-user', '  user:');
     let userFields = 0;
