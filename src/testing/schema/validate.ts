@@ -63,6 +63,11 @@ function cause(w: Walk, reason: string, field: string, message: string): void {
   w.out.push({ reason, message, field });
 }
 
+/** An enum value as kube-apiserver lists it: every value quoted (`"a"`, `"1"`). */
+function supportedValue(e: unknown): string {
+  return JSON.stringify(typeof e === 'string' ? e : renderValue(e));
+}
+
 function typeMatches(s: StructuralSchema, v: unknown): boolean {
   if (s['x-kubernetes-int-or-string'] === true) {
     return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
@@ -214,13 +219,6 @@ function validateAnyOf(w: Walk, s: StructuralSchema, v: unknown, path: string): 
   const results = branches.map((b) => {
     const sub: Walk = { out: [], messageRoot: w.messageRoot };
     walk(sub, b, v, path, undefined, false, false);
-    if (b.type === 'integer' && typeof v === 'number' && !Number.isInteger(v)) {
-      sub.out.push({
-        reason: 'FieldValueInvalid',
-        field: '<nil>',
-        message: `Invalid value: "": Checked value must be of type integer (default format) in ${msgPath(w, path)}`,
-      });
-    }
     return sub.out;
   });
   if (results.some((r) => r.length === 0)) return;
@@ -253,6 +251,15 @@ function walk(
       path,
       `Invalid value: "${actual}": ${p} in body must be of type ${declaredType(s)}: "${actual}"`,
     );
+    if (s.type === 'integer' && actual === 'number') {
+      // kube-openapi's format check of integers reports a fraction a second time.
+      cause(
+        w,
+        'FieldValueInvalid',
+        '<nil>',
+        `Invalid value: "": Checked value must be of type integer (default format) in ${p}`,
+      );
+    }
     validateAnyOf(w, s, v, path);
     return;
   }
@@ -261,7 +268,7 @@ function walk(
       w,
       'FieldValueNotSupported',
       path,
-      `Unsupported value: ${renderValue(v)}: supported values: ${s.enum.map(renderValue).join(', ')}`,
+      `Unsupported value: ${renderValue(v)}: supported values: ${s.enum.map(supportedValue).join(', ')}`,
     );
   }
   if (typeof v === 'number') validateNumber(w, s, v, path);

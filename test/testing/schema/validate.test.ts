@@ -63,6 +63,31 @@ describe('schema validation', () => {
     ]);
   });
 
+  test('enum values of other types are listed quoted, the bad value as it is', () => {
+    const s = spec({ e: { type: 'integer', enum: [1, 2] } });
+    assert.deepEqual(
+      causes(s, { spec: { e: 3 } }).map((c) => c.message),
+      ['Unsupported value: 3: supported values: "1", "2"'],
+    );
+  });
+
+  test('a fraction where an integer is declared is also reported by the integer format check', () => {
+    const s = spec({ f: { type: 'integer' } });
+    assert.deepEqual(causes(s, { spec: { f: 1.5 } }), [
+      {
+        reason: 'FieldValueTypeInvalid',
+        field: 'spec.f',
+        message: 'Invalid value: "number": spec.f in body must be of type integer: "number"',
+      },
+      {
+        reason: 'FieldValueInvalid',
+        field: '<nil>',
+        message:
+          'Invalid value: "": Checked value must be of type integer (default format) in spec.f',
+      },
+    ]);
+  });
+
   test('minimum and maximum are inclusive unless exclusive', () => {
     const s = spec({
       r: { type: 'integer', minimum: 0, maximum: 10 },
@@ -231,6 +256,21 @@ describe('schema validation', () => {
           'Invalid value: "boolean": spec.p in body must be of type integer,string: "boolean"',
       },
     ]);
+  });
+
+  test('int-or-string with anyOf reports the anyOf failure and the first branch, as kube-openapi', () => {
+    const s = spec({
+      ios: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+    });
+    assert.deepEqual(
+      causes(s, { spec: { ios: 1.5 } }).map((c) => `${c.field}: ${c.message}`),
+      [
+        'spec.ios: Invalid value: "number": spec.ios in body must be of type integer,string: "number"',
+        '<nil>: Invalid value: "": "spec.ios" must validate at least one schema (anyOf)',
+        'spec.ios: Invalid value: "number": spec.ios in body must be of type integer: "number"',
+        '<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.ios',
+      ],
+    );
   });
 
   test('the root skips apiVersion, kind and metadata', () => {
