@@ -14,7 +14,7 @@ import type { StatusCause, UnstructuredObject } from '../../client/types.js';
 import type { ApiError } from '../../client/errors.js';
 import { badRequest, statusError } from '../status.js';
 import { hasCelRules, validateCelRules } from './cel.js';
-import { applyDefaults, hasDefaults } from './defaulting.js';
+import { applyDefaults, hasDefaults, needsDefaults } from './defaulting.js';
 import { duplicateFields } from './duplicate_fields.js';
 import { pruneObject, unknownFields } from './prune.js';
 import { validateScaleSpec, validateScaleStatus } from './scale.js';
@@ -198,6 +198,7 @@ export function defaultOnRead(
   obj: UnstructuredObject,
 ): UnstructuredObject | undefined {
   if (!crs.defaults || crs.schema === undefined) return undefined;
+  if (!needsDefaults(crs.schema, obj)) return undefined;
   const copy = clone(obj);
   return applyDefaults(crs.schema, copy) ? copy : undefined;
 }

@@ -12,11 +12,14 @@
 import type { StructuralSchema } from './structural.js';
 import { clone, isObject } from './structural.js';
 
-function walk(s: StructuralSchema | undefined, v: unknown): boolean {
+function walk(s: StructuralSchema | undefined, v: unknown, dry: boolean): boolean {
   if (s === undefined) return false;
   let changed = false;
   if (Array.isArray(v)) {
-    for (const item of v) changed = walk(s.items, item) || changed;
+    for (const item of v) {
+      changed = walk(s.items, item, dry) || changed;
+      if (changed && dry) return true;
+    }
     return changed;
   }
   if (!isObject(v)) return false;
@@ -24,6 +27,7 @@ function walk(s: StructuralSchema | undefined, v: unknown): boolean {
   for (const [k, cs] of Object.entries(props)) {
     const cur = v[k];
     if (cur === undefined || (cur === null && cs.nullable !== true)) {
+      if (dry && (cs.default !== undefined || cur === null)) return true;
       if (cs.default !== undefined) {
         v[k] = clone(cs.default);
         changed = true;
@@ -36,14 +40,20 @@ function walk(s: StructuralSchema | undefined, v: unknown): boolean {
   const extra = isObject(s.additionalProperties) ? s.additionalProperties : undefined;
   for (const [k, child] of Object.entries(v)) {
     const cs = props[k] ?? extra;
-    if (cs !== undefined) changed = walk(cs, child) || changed;
+    if (cs !== undefined) changed = walk(cs, child, dry) || changed;
+    if (changed && dry) return true;
   }
   return changed;
 }
 
 /** Applies the schema's defaults to `obj` in place; true when anything changed. */
 export function applyDefaults(schema: StructuralSchema, obj: unknown): boolean {
-  return walk(schema, obj);
+  return walk(schema, obj, false);
+}
+
+/** Whether {@link applyDefaults} would change `obj` (without copying or changing it). */
+export function needsDefaults(schema: StructuralSchema, obj: unknown): boolean {
+  return walk(schema, obj, true);
 }
 
 /** Whether a schema declares any default (reads need no defaulting otherwise). */

@@ -20,7 +20,7 @@ export type {
   FieldValidation,
 } from './admission.js';
 export { hasCelRules, isTransitionRule, joinFieldPath, toCel, validateCelRules } from './cel.js';
-export { applyDefaults, hasDefaults } from './defaulting.js';
+export { applyDefaults, hasDefaults, needsDefaults } from './defaulting.js';
 export { duplicateFields } from './duplicate_fields.js';
 export { schemaWriteHook } from './write_hook.js';
 export { CHECKED_FORMATS, formatValid } from './formats.js';

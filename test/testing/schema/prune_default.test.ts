@@ -6,6 +6,7 @@ import {
   applyDefaults,
   duplicateFields,
   hasDefaults,
+  needsDefaults,
   pruneObject,
   unknownFields,
 } from '../../../src/testing/schema/index.js';
@@ -167,7 +168,18 @@ describe('defaulting', () => {
 
   test('a complete object is unchanged', () => {
     const obj = { spec: { mode: 'b', nested: { n: 1 }, maybe: 'x' } };
+    assert.equal(needsDefaults(s, obj), false);
     assert.equal(applyDefaults(s, obj), false);
+  });
+
+  test('needsDefaults tells whether defaulting would change an object, without changing it', () => {
+    const obj = { spec: { mode: 'b', nested: {}, maybe: 'x' } };
+    assert.equal(needsDefaults(s, obj), true);
+    assert.deepEqual(obj.spec.nested, {});
+    assert.equal(
+      needsDefaults(s, { spec: { mode: 'b', nested: { n: 1 }, maybe: 'x', items: [{}] } }),
+      true,
+    );
   });
 
   test('hasDefaults finds defaults at any depth', () => {
