@@ -20,6 +20,7 @@ interface Answer {
   code: number;
   headers: IncomingHttpHeaders;
   json: Record<string, unknown>;
+  text: string;
 }
 
 async function call(
@@ -49,7 +50,7 @@ async function call(
         } catch {
           json = { text: data };
         }
-        resolve({ code: res.statusCode ?? 0, headers: res.headers, json });
+        resolve({ code: res.statusCode ?? 0, headers: res.headers, json, text: data });
       });
       res.on('error', reject);
     });
@@ -428,6 +429,20 @@ export function defineSchemaScenarios(
       const list = await call(s.kc, 'GET', s.base);
       const items = list.json.items as { spec: Record<string, unknown> }[];
       assert.deepEqual(items[0]?.spec, { replicas: 1, minR: 1, maxR: 5, mode: 'a', newd: 'nd' });
+      const watched = await call(
+        s.kc,
+        'GET',
+        `${s.base}?watch=1&resourceVersion=0&timeoutSeconds=1`,
+      );
+      const events = watched.text
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { type: string; object: { spec?: unknown } });
+      assert.deepEqual(
+        events.filter((e) => e.type === 'ADDED').map((e) => e.object.spec),
+        [{ replicas: 1, minR: 1, maxR: 5, mode: 'a', newd: 'nd' }],
+        'a watch sends the defaulted object too',
+      );
     });
 
     test('x-kubernetes-validations rules: messages, messageExpression, fieldPath, reason and transition rules', async (t) => {
