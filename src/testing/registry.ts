@@ -48,6 +48,21 @@ export interface ResourceType {
   tracksGeneration: boolean;
   /** For custom resources, the name of the defining CRD. */
   crdName?: string;
+  /** The `scale` subresource (autoscaling/v1 Scale), when served. */
+  scale?: ScaleSubresource;
+}
+
+/** Where the `scale` subresource reads and writes an object's replicas and selector. */
+export interface ScaleSubresource {
+  /** Dotted path of the desired replicas, e.g. `.spec.replicas`. */
+  specReplicasPath: string;
+  /** Dotted path of the observed replicas, e.g. `.status.replicas`. */
+  statusReplicasPath: string;
+  /**
+   * Dotted path of the label selector in string form, e.g. `.status.selector`; when
+   * absent, `spec.selector` (a metav1.LabelSelector) is rendered, as for Deployments.
+   */
+  labelSelectorPath?: string;
 }
 
 /** The storage key of a group/resource: `pods`, `deployments.apps`. */
@@ -170,6 +185,7 @@ export function builtinResources(): ResourceType[] {
       resource: 'deployments',
       kind: 'Deployment',
       namespaced: true,
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
       shortNames: ['deploy'],
       categories: ['all'],
       statusSubresource: true,

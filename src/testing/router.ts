@@ -302,7 +302,11 @@ export class Router {
     if (!type) return undefined;
     if (!type.namespaced && namespace !== '') return undefined;
     if (type.namespaced && namespace === '' && name !== '') return undefined;
-    if (subresource !== '' && !(subresource === 'status' && type.statusSubresource))
+    if (
+      subresource !== '' &&
+      !(subresource === 'status' && type.statusSubresource) &&
+      !(subresource === 'scale' && type.scale !== undefined)
+    )
       return undefined;
     return { type, version, namespace, name, subresource, legacyWatch };
   }
