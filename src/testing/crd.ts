@@ -119,6 +119,21 @@ export function withCrdStatus(crd: UnstructuredObject, now: string): Unstructure
   };
 }
 
+/** The `scale` field of a CRD's resource type, from the storage version's subresources. */
+function scaleOfVersion(v: CrdVersion | undefined): Pick<ResourceType, 'scale'> {
+  const s = v?.subresources?.scale;
+  if (s === null || typeof s !== 'object') return {};
+  const { specReplicasPath, statusReplicasPath, labelSelectorPath } = s as Record<string, unknown>;
+  if (typeof specReplicasPath !== 'string' || typeof statusReplicasPath !== 'string') return {};
+  return {
+    scale: {
+      specReplicasPath,
+      statusReplicasPath,
+      ...(typeof labelSelectorPath === 'string' && { labelSelectorPath }),
+    },
+  };
+}
+
 /** The resource a CRD serves. */
 export function crdResourceType(crd: UnstructuredObject): ResourceType {
   const s = spec(crd);
@@ -149,7 +164,7 @@ export function crdResourceType(crd: UnstructuredObject): ResourceType {
     namespaced: str(s.scope) === 'Namespaced',
     versions: ordered,
     statusSubresource: vs.some((v) => v.subresources?.status !== undefined),
-    scaleSubresource: vs.some((v) => v.subresources?.scale !== undefined),
+    ...scaleOfVersion(storage),
     strategicMerge: false,
     fieldSelectors,
     nameRule: 'subdomain',

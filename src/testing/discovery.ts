@@ -74,7 +74,7 @@ function resourceEntries(t: ResourceType): Record<string, unknown>[] {
       verbs: ['get', 'patch', 'update'],
     });
   }
-  if (t.scaleSubresource === true) {
+  if (t.scale !== undefined) {
     out.push({
       name: `${t.resource}/scale`,
       singularName: '',

@@ -39,8 +39,6 @@ export interface ResourceType {
   versions: string[];
   /** Whether the status subresource is served. */
   statusSubresource: boolean;
-  /** Whether the scale subresource is served (custom resources with `subresources.scale`). */
-  scaleSubresource?: boolean;
   /** Whether strategic-merge patch applies (built-ins only). */
   strategicMerge: boolean;
   /** Field selectors beyond metadata.name and metadata.namespace. */
@@ -53,6 +51,21 @@ export interface ResourceType {
   crdName?: string;
   /** Applied to stored objects before they are sent (custom resources' read-time defaults). */
   readTransform?: (stored: StoredObject) => StoredObject;
+  /** The `scale` subresource (autoscaling/v1 Scale), when served. */
+  scale?: ScaleSubresource;
+}
+
+/** Where the `scale` subresource reads and writes an object's replicas and selector. */
+export interface ScaleSubresource {
+  /** Dotted path of the desired replicas, e.g. `.spec.replicas`. */
+  specReplicasPath: string;
+  /** Dotted path of the observed replicas, e.g. `.status.replicas`. */
+  statusReplicasPath: string;
+  /**
+   * Dotted path of the label selector in string form, e.g. `.status.selector`; when
+   * absent, `spec.selector` (a metav1.LabelSelector) is rendered, as for Deployments.
+   */
+  labelSelectorPath?: string;
 }
 
 /** The storage key of a group/resource: `pods`, `deployments.apps`. */
@@ -175,6 +188,7 @@ export function builtinResources(): ResourceType[] {
       resource: 'deployments',
       kind: 'Deployment',
       namespaced: true,
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
       shortNames: ['deploy'],
       categories: ['all'],
       statusSubresource: true,

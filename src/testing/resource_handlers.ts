@@ -10,26 +10,29 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
 import type { RequestVerb } from './faults.js';
+import { decodeObjectBody, negotiate } from './negotiation.js';
+import type { Rendering } from './negotiation.js';
+import {
+  decodeMessage,
+  decodeEnvelope,
+  encodeObject,
+  PROTOBUF_MEDIA_TYPE,
+  protobufType,
+} from './protobuf/codec.js';
 import { isDryRun, parseDeleteOptions, parseListQuery, parseWriteOptions } from './query.js';
 import { groupResourceKey } from './registry.js';
 import { ResourceStore, TooLargeResourceVersion } from './resource_store.js';
 import type { ListQuery, ListResult, WriteOptions } from './resource_store.js';
-import { readBody, sendJson, sendStatus, warningHeaders } from './responses.js';
+import { readBody, sendBody, sendJson, sendStatus, warningHeaders } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, failure, methodNotAllowed, statusError } from './status.js';
+import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
+import type { UnstructuredObject } from '../client/types.js';
 import type { StoredObject } from './storage.js';
+import { fromScale, toScale } from './scale.js';
 import { renderTable } from './table.js';
 import { renderObject } from './watch.js';
 import { serveWatch } from './watch_handler.js';
-
-const META_ONLY = /as=PartialObjectMetadata(List)?\b/;
-const TABLE = /as=Table\b/;
-
-/** How a response renders objects, from the Accept header. */
-interface Rendering {
-  metaOnly: boolean;
-  table: boolean;
-}
 
 /** The content type of server-side apply bodies. */
 const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -44,11 +47,10 @@ export class ResourceHandlers {
 
   /** Serves one resource request (the router has parsed it and found its verb). */
   async serve(req: IncomingMessage, res: ServerResponse, r: ResourceRequest): Promise<void> {
-    const accept = req.headers.accept ?? '';
-    const metaOnly = META_ONLY.test(accept);
-    const rendering: Rendering = { metaOnly, table: !metaOnly && TABLE.test(accept) };
+    const rendering = negotiate(req.headers.accept ?? '', r.type, r.version);
     if (r.subresource === 'scale') {
-      await this.#scale(req, res, r);
+      if (r.type.crdName !== undefined) await this.#customResourceScale(req, res, r);
+      else await this.#scale(req, res, r, rendering);
       return;
     }
     switch (r.verb) {
@@ -92,7 +94,25 @@ export class ResourceHandlers {
     const body = rendering.table
       ? renderTable([o], r.type, this.#ctx.clock.now(), String(o.rv), '')
       : this.#render(r, rendering, o);
-    sendJson(res, code, body, headers);
+    this.#send(res, rendering, code, body, headers);
+  }
+
+  /** Sends a rendered JSON body, re-encoded as protobuf when that was negotiated. */
+  #send(
+    res: ServerResponse,
+    rendering: Rendering,
+    code: number,
+    json: string,
+    headers: Record<string, string | string[]> = {},
+  ): void {
+    if (rendering.protobuf) {
+      const bytes = encodeObject(JSON.parse(json) as Record<string, unknown>);
+      if (bytes) {
+        sendBody(res, code, PROTOBUF_MEDIA_TYPE, bytes, headers);
+        return;
+      }
+    }
+    sendJson(res, code, json, headers);
   }
 
   // ---------------------------------------------------------------- reads
@@ -127,7 +147,7 @@ export class ResourceHandlers {
     for (let i = 0; i < result.items.length; i++) {
       parts[i] = this.#render(r, rendering, result.items[i] as StoredObject);
     }
-    sendJson(res, 200, `${head}${parts.join(',')}]}`);
+    this.#send(res, rendering, 200, `${head}${parts.join(',')}]}`);
   }
 
   /** A list at a future resourceVersion waits for it (as the watch cache does), then 504. */
@@ -188,9 +208,64 @@ export class ResourceHandlers {
     );
   }
 
+  /** The DeleteOptions body as JSON text (a protobuf body is decoded first). */
   async #bodyText(req: IncomingMessage): Promise<string> {
     const { bytes } = await readBody(req, this.#ctx.settings.maxBodyBytes);
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+    if (contentType === PROTOBUF_MEDIA_TYPE && bytes.length > 0) {
+      const type = protobufType('v1', 'DeleteOptions');
+      if (!type) return '';
+      try {
+        return JSON.stringify(decodeMessage(type, decodeEnvelope(bytes).raw));
+      } catch (err) {
+        throw badRequest(`invalid DeleteOptions: ${errorMessage(err)}`);
+      }
+    }
     return bytes.toString('utf8');
+  }
+
+  // ---------------------------------------------------------------- scale
+
+  /**
+   * The `scale` subresource: get answers the object's Scale; update and patch write the
+   * Scale's `spec.replicas` into the object (its resourceVersion, when given, is a
+   * precondition) and answer the new Scale.
+   */
+  async #scale(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResourceRequest,
+    rendering: Rendering,
+  ): Promise<void> {
+    const { store } = this.#ctx;
+    const { type, version, namespace, name } = r;
+    const send = (code: number, obj: UnstructuredObject, headers = {}): void =>
+      this.#send(res, rendering, code, JSON.stringify(toScale(type, obj)), headers);
+    const existing = store.get(type, namespace, name);
+    if (r.verb === 'get') {
+      send(200, existing.obj);
+      return;
+    }
+    if (r.verb !== 'update' && r.verb !== 'patch') {
+      throw methodNotAllowed(req.method ?? '', type.group, `${type.resource}/scale`);
+    }
+    const { bytes, tooLarge } = await readBody(req, this.#ctx.settings.maxBodyBytes);
+    if (tooLarge) {
+      throw statusError(
+        413,
+        'RequestEntityTooLarge',
+        `Request entity too large: limit is ${this.#ctx.settings.maxBodyBytes}`,
+      );
+    }
+    const contentType =
+      (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const body = await this.#decodeBody(r, contentType, bytes);
+    let written: unknown = body;
+    if (r.verb === 'patch') written = patchScale(toScale(type, existing.obj), contentType, body);
+    const opts = parseWriteOptions(r.query, r.verb);
+    const next = fromScale(type, existing.obj, written);
+    const stored = store.update(type, version, namespace, name, next, '', opts);
+    send(200, stored.obj, warningHeaders(opts.warnings));
   }
 
   // ---------------------------------------------------------------- the write path
@@ -221,15 +296,22 @@ export class ResourceHandlers {
     }
     const contentType =
       (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
-    const body = this.#decodeBody(r, contentType, bytes);
+    const body = await this.#decodeBody(r, contentType, bytes);
     const opts = parseWriteOptions(r.query, r.verb);
     if (r.verb !== 'patch') opts.rawBody = bytes.toString('utf8');
     const { code, stored } = this.#commitWrite(r, contentType, body, opts);
     this.#sendOne(res, r, rendering, code, stored, warningHeaders(opts.warnings));
   }
 
-  /** GET, PUT and PATCH of a custom resource's `scale` subresource (autoscaling/v1 Scale). */
-  async #scale(req: IncomingMessage, res: ServerResponse, r: ResourceRequest): Promise<void> {
+  /**
+   * GET, PUT and PATCH of a custom resource's `scale` subresource (autoscaling/v1 Scale),
+   * through its CRD's scale paths and the custom resource write path (./schema).
+   */
+  async #customResourceScale(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResourceRequest,
+  ): Promise<void> {
     const { store } = this.#ctx;
     const { type, version, namespace, name } = r;
     if (r.verb === 'get') {
@@ -258,23 +340,20 @@ export class ResourceHandlers {
     sendJson(res, 200, JSON.stringify(scale), warningHeaders(opts.warnings));
   }
 
-  /** Decodes a write body by its content type; 415 for a type the verb does not take. */
-  #decodeBody(r: ResourceRequest, contentType: string, bytes: Buffer): unknown {
-    if (
-      r.verb !== 'patch' &&
-      contentType !== 'application/json' &&
-      contentType !== '' &&
-      !contentType.endsWith('yaml')
-    ) {
-      throw statusError(
-        415,
-        'UnsupportedMediaType',
-        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
-      );
-    }
+  /**
+   * Decodes a write body by its content type: a create or update takes JSON, YAML or (for
+   * built-in kinds) protobuf; a patch takes JSON, and an apply JSON or YAML. A patch type
+   * the server does not know is refused by the store (415).
+   */
+  async #decodeBody(r: ResourceRequest, contentType: string, bytes: Buffer): Promise<unknown> {
+    if (r.verb !== 'patch') return decodeObjectBody(contentType, bytes, r.type, r.version);
+    const text = bytes.toString('utf8');
     try {
-      return JSON.parse(bytes.toString('utf8'));
+      return JSON.parse(text);
     } catch (err) {
+      if (contentType === APPLY_PATCH) {
+        return decodeObjectBody('application/yaml', bytes, r.type, r.version);
+      }
       throw badRequest(
         `the object provided is unrecognized (must be of type ${r.type.kind}): couldn't get version/kind; json parse error: ${errorMessage(err)}`,
       );
@@ -309,5 +388,35 @@ export class ResourceHandlers {
       default:
         throw methodNotAllowed(verb, type.group, type.resource);
     }
+  }
+}
+
+/** A patch of a Scale, by patch content type. */
+function patchScale(scale: UnstructuredObject, contentType: string, body: unknown): unknown {
+  try {
+    switch (contentType) {
+      case 'application/merge-patch+json':
+        return applyMergePatch(scale, body);
+      case 'application/strategic-merge-patch+json':
+        return strategicMerge(scale, body);
+      case 'application/json-patch+json':
+        return applyJsonPatch(scale, body);
+      default:
+        throw statusError(
+          415,
+          'UnsupportedMediaType',
+          'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+        );
+    }
+  } catch (err) {
+    if (err instanceof PatchError) {
+      if (err.code === 400) throw badRequest(err.message);
+      throw statusError(
+        422,
+        'Invalid',
+        `the server rejected our request due to an error in our request: ${err.message}`,
+      );
+    }
+    throw err;
   }
 }

@@ -305,7 +305,7 @@ export class Router {
     if (
       subresource !== '' &&
       !(subresource === 'status' && type.statusSubresource) &&
-      !(subresource === 'scale' && type.scaleSubresource === true)
+      !(subresource === 'scale' && type.scale !== undefined)
     )
       return undefined;
     return { type, version, namespace, name, subresource, legacyWatch };

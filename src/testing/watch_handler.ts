@@ -8,6 +8,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { parseFieldSelector } from '../apimachinery/fields.js';
+import type { Rendering } from './negotiation.js';
+import { encodeWatchFrame, PROTOBUF_MEDIA_TYPE } from './protobuf/codec.js';
 import { parseSelectors } from './query.js';
 import { groupResourceKey } from './registry.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
@@ -15,20 +17,12 @@ import { badRequest, statusError, tooOld } from './status.js';
 import { renderTableWatchLine } from './table.js';
 import { WatchConnection } from './watch.js';
 
-/** How a watch renders its objects. */
-export interface WatchFormat {
-  /** `as=PartialObjectMetadata`: metadata only. */
-  metaOnly: boolean;
-  /** `as=Table`: one table row per event. */
-  table: boolean;
-}
-
 /** Serves a watch request on `res` (the response stays open until the watch ends). */
 export function serveWatch(
   ctx: ServerContext,
   res: ServerResponse,
   r: ResourceRequest,
-  format: WatchFormat,
+  format: Rendering,
 ): void {
   const { type, query: q } = r;
   const { label, field } = parseSelectors(q, type, ctx.store);
@@ -67,7 +61,7 @@ export function serveWatch(
   const namespace = r.namespace === '' ? undefined : r.namespace;
   const nameField = r.name !== '' ? parseFieldSelector(`metadata.name=${r.name}`) : undefined;
   res.writeHead(200, {
-    'Content-Type': 'application/json',
+    'Content-Type': format.protobuf ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json',
     'Cache-Control': 'no-cache, private',
     'Transfer-Encoding': 'chunked',
   });
@@ -94,6 +88,7 @@ export function serveWatch(
       ctx.watches.remove(grKey, w);
     },
   });
+  if (format.protobuf) conn.frameEncoder = protobufFrame;
   if (format.table) {
     conn.lineRenderer = (t, stored) => renderTableWatchLine(t, stored, type, ctx.clock.now());
   }
@@ -114,4 +109,22 @@ export function serveWatch(
   if (conn.closed) return;
   conn.startLive();
   ctx.watches.add(grKey, conn);
+}
+
+/**
+ * A JSON watch line as a protobuf watch frame. Lines that are not events (raw text written
+ * by fault injection) pass through as their bytes.
+ */
+function protobufFrame(line: string): Buffer {
+  let event: unknown;
+  try {
+    event = JSON.parse(line);
+  } catch {
+    return Buffer.from(line, 'utf8');
+  }
+  const e = event as { type?: unknown; object?: unknown };
+  if (typeof e.type !== 'string' || e.object === null || typeof e.object !== 'object') {
+    return Buffer.from(line, 'utf8');
+  }
+  return encodeWatchFrame(e.type, e.object as Record<string, unknown>);
 }
