@@ -490,6 +490,25 @@ export function defineSchemaScenarios(
         { spec: { replicas: -3 } },
         'application/merge-patch+json',
       );
+      const badRule = gadgetCrd('gadgetsbad', 'GadgetBad', {
+        type: 'object',
+        properties: {
+          spec: { type: 'object', 'x-kubernetes-validations': [{ rule: 'self.a >' }] },
+        },
+      });
+      const refused = await call(
+        s.kc,
+        'POST',
+        '/apis/apiextensions.k8s.io/v1/customresourcedefinitions',
+        badRule,
+      );
+      assert.equal(refused.code, 422, 'a CRD whose rule does not compile is refused');
+      const refusedCauses = (refused.json.details as { causes?: Cause[] }).causes ?? [];
+      assert.deepEqual(
+        refusedCauses.map((c) => c.field),
+        ['spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule'],
+      );
+      assert.match(refusedCauses[0]?.message ?? '', /: compilation failed: /);
       assert.deepEqual(causes(negative), [
         'FieldValueInvalid .spec.replicas: Invalid value: -3: should be a non-negative integer',
         'FieldValueInvalid spec.replicas: Invalid value: -3: spec.replicas in body should be greater than or equal to 0',

@@ -221,3 +221,53 @@ export function hasCelRules(s: StructuralSchema | undefined): boolean {
   if (isObject(s.additionalProperties) && hasCelRules(s.additionalProperties)) return true;
   return hasCelRules(s.items);
 }
+
+function goRule(r: ValidationRule): string {
+  return JSON.stringify({
+    Rule: r.rule,
+    Message: r.message ?? '',
+    MessageExpression: r.messageExpression ?? '',
+    Reason: r.reason ?? null,
+    FieldPath: r.fieldPath ?? '',
+    OptionalOldSelf: null,
+  });
+}
+
+/**
+ * The rules of a schema that do not compile, as CRD validation causes under `path`
+ * (`spec.validation.openAPIV3Schema`): kube-apiserver refuses such a CRD. Only syntax is
+ * checked here (kube-apiserver also type-checks rules against the schema).
+ */
+export function ruleCompilationCauses(schema: StructuralSchema, path: string): StatusCause[] {
+  const out: StatusCause[] = [];
+  const visit = (s: StructuralSchema, p: string): void => {
+    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
+      const at = `${p}.x-kubernetes-validations[${i}]`;
+      const rule = typeof r.rule === 'string' ? compile(r.rule) : undefined;
+      if (rule instanceof Error) {
+        out.push({
+          reason: 'FieldValueInvalid',
+          field: `${at}.rule`,
+          message: `Invalid value: ${goRule(r)}: compilation failed: ${errorText(rule)}`,
+        });
+      }
+      const msg =
+        typeof r.messageExpression === 'string' && r.messageExpression !== ''
+          ? compile(r.messageExpression)
+          : undefined;
+      if (msg instanceof Error) {
+        out.push({
+          reason: 'FieldValueInvalid',
+          field: `${at}.messageExpression`,
+          message: `Invalid value: ${goRule(r)}: messageExpression compilation failed: ${errorText(msg)}`,
+        });
+      }
+    });
+    for (const [k, c] of Object.entries(s.properties ?? {})) visit(c, `${p}.properties[${k}]`);
+    if (isObject(s.additionalProperties))
+      visit(s.additionalProperties, `${p}.additionalProperties`);
+    if (s.items) visit(s.items, `${p}.items`);
+  };
+  visit(schema, path);
+  return out;
+}

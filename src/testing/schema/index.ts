@@ -19,7 +19,14 @@ export type {
   CustomResourceSchema,
   FieldValidation,
 } from './admission.js';
-export { hasCelRules, isTransitionRule, joinFieldPath, toCel, validateCelRules } from './cel.js';
+export {
+  hasCelRules,
+  isTransitionRule,
+  joinFieldPath,
+  ruleCompilationCauses,
+  toCel,
+  validateCelRules,
+} from './cel.js';
 export { applyDefaults, hasDefaults, needsDefaults } from './defaulting.js';
 export { duplicateFields } from './duplicate_fields.js';
 export { schemaWriteHook } from './write_hook.js';

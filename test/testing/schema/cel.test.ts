@@ -2,7 +2,12 @@
 // rules and ratcheting, with kube-apiserver's wording.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { joinFieldPath, toCel, validateCelRules } from '../../../src/testing/schema/index.js';
+import {
+  joinFieldPath,
+  ruleCompilationCauses,
+  toCel,
+  validateCelRules,
+} from '../../../src/testing/schema/index.js';
 import type { StructuralSchema } from '../../../src/testing/schema/index.js';
 
 const schema: StructuralSchema = {
@@ -140,5 +145,35 @@ describe('CEL validation rules', () => {
     assert.equal(joinFieldPath('spec', '.a.b'), 'spec.a.b');
     assert.equal(joinFieldPath('spec', "['a.b'].c"), 'spec.a.b.c');
     assert.equal(joinFieldPath('spec', '.items[2]'), 'spec.items[2]');
+  });
+});
+
+describe('CEL rules of a CRD', () => {
+  test('a rule or messageExpression that does not compile is a cause at its schema path', () => {
+    const s: StructuralSchema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          'x-kubernetes-validations': [
+            { rule: 'self.a >', message: 'm' },
+            { rule: 'true', messageExpression: "'x' +" },
+            { rule: 'self.a > 1' },
+          ],
+        },
+      },
+    };
+    const causes = ruleCompilationCauses(s, 'spec.validation.openAPIV3Schema');
+    assert.deepEqual(
+      causes.map((c) => c.field),
+      [
+        'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule',
+        'spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[1].messageExpression',
+      ],
+    );
+    assert.match(
+      causes[0]?.message ?? '',
+      /^Invalid value: \{"Rule":"self.a >","Message":"m","MessageExpression":"","Reason":null,"FieldPath":"","OptionalOldSelf":null\}: compilation failed: /,
+    );
   });
 });
