@@ -7,12 +7,13 @@
 import type { StatusCause, UnstructuredObject } from '../client/types.js';
 import type { ResourceType } from './registry.js';
 import { fieldPathGetter } from './registry.js';
+import { ruleCompilationCauses } from './schema/cel.js';
 
 interface CrdVersion {
   name?: unknown;
   served?: unknown;
   storage?: unknown;
-  subresources?: { status?: unknown };
+  subresources?: { status?: unknown; scale?: unknown };
   selectableFields?: { jsonPath?: unknown }[];
 }
 
@@ -42,6 +43,24 @@ function str(v: unknown): string {
 function versions(crd: UnstructuredObject): CrdVersion[] {
   const v = spec(crd).versions;
   return Array.isArray(v) ? (v as CrdVersion[]) : [];
+}
+
+/**
+ * CEL rules that do not compile. kube-apiserver reports them under `spec.validation` when
+ * every version has the same schema, else under each version's schema.
+ */
+function rulesThatDoNotCompile(vs: CrdVersion[]): StatusCause[] {
+  const schemas = vs.map((v) => {
+    const s = (v as { schema?: { openAPIV3Schema?: unknown } }).schema?.openAPIV3Schema;
+    return s !== null && typeof s === 'object' ? s : undefined;
+  });
+  const first = schemas[0];
+  const shared =
+    first !== undefined && schemas.every((s) => JSON.stringify(s) === JSON.stringify(first));
+  if (shared) return ruleCompilationCauses(first, 'spec.validation.openAPIV3Schema');
+  return schemas.flatMap((s, i) =>
+    s === undefined ? [] : ruleCompilationCauses(s, `spec.versions[${i}].schema.openAPIV3Schema`),
+  );
 }
 
 /** Validation causes for a CRD (empty when valid). */
@@ -81,6 +100,7 @@ export function validateCrd(crd: UnstructuredObject): StatusCause[] {
       message: 'Invalid value: must have exactly one version marked as storage version',
     });
   }
+  causes.push(...rulesThatDoNotCompile(vs));
   const name = crd.metadata?.name ?? '';
   if (plural !== '' && group !== '' && name !== `${plural}.${group}`) {
     causes.push({
@@ -119,6 +139,21 @@ export function withCrdStatus(crd: UnstructuredObject, now: string): Unstructure
   };
 }
 
+/** The `scale` field of a CRD's resource type, from the storage version's subresources. */
+function scaleOfVersion(v: CrdVersion | undefined): Pick<ResourceType, 'scale'> {
+  const s = v?.subresources?.scale;
+  if (s === null || typeof s !== 'object') return {};
+  const { specReplicasPath, statusReplicasPath, labelSelectorPath } = s as Record<string, unknown>;
+  if (typeof specReplicasPath !== 'string' || typeof statusReplicasPath !== 'string') return {};
+  return {
+    scale: {
+      specReplicasPath,
+      statusReplicasPath,
+      ...(typeof labelSelectorPath === 'string' && { labelSelectorPath }),
+    },
+  };
+}
+
 /** The resource a CRD serves. */
 export function crdResourceType(crd: UnstructuredObject): ResourceType {
   const s = spec(crd);
@@ -149,6 +184,7 @@ export function crdResourceType(crd: UnstructuredObject): ResourceType {
     namespaced: str(s.scope) === 'Namespaced',
     versions: ordered,
     statusSubresource: vs.some((v) => v.subresources?.status !== undefined),
+    ...scaleOfVersion(storage),
     strategicMerge: false,
     fieldSelectors,
     nameRule: 'subdomain',

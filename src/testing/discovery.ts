@@ -74,6 +74,17 @@ function resourceEntries(t: ResourceType): Record<string, unknown>[] {
       verbs: ['get', 'patch', 'update'],
     });
   }
+  if (t.scale !== undefined) {
+    out.push({
+      name: `${t.resource}/scale`,
+      singularName: '',
+      namespaced: t.namespaced,
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
+      verbs: ['get', 'patch', 'update'],
+    });
+  }
   return out;
 }
 

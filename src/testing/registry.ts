@@ -7,7 +7,9 @@
  *
  * @module
  */
+import { groupResourceKey } from '../apimachinery/meta.js';
 import type { UnstructuredObject } from '../client/types.js';
+import type { StoredObject } from './storage.js';
 
 /** Reads one field of an object for a field selector; `undefined` when absent. */
 export type FieldGetter = (obj: UnstructuredObject) => string | undefined;
@@ -47,12 +49,27 @@ export interface ResourceType {
   tracksGeneration: boolean;
   /** For custom resources, the name of the defining CRD. */
   crdName?: string;
+  /** Applied to stored objects before they are sent (custom resources' read-time defaults). */
+  readTransform?: (stored: StoredObject) => StoredObject;
+  /** The `scale` subresource (autoscaling/v1 Scale), when served. */
+  scale?: ScaleSubresource;
+}
+
+/** Where the `scale` subresource reads and writes an object's replicas and selector. */
+export interface ScaleSubresource {
+  /** Dotted path of the desired replicas, e.g. `.spec.replicas`. */
+  specReplicasPath: string;
+  /** Dotted path of the observed replicas, e.g. `.status.replicas`. */
+  statusReplicasPath: string;
+  /**
+   * Dotted path of the label selector in string form, e.g. `.status.selector`; when
+   * absent, `spec.selector` (a metav1.LabelSelector) is rendered, as for Deployments.
+   */
+  labelSelectorPath?: string;
 }
 
 /** The storage key of a group/resource: `pods`, `deployments.apps`. */
-export function groupResourceKey(group: string, resource: string): string {
-  return group === '' ? resource : `${resource}.${group}`;
-}
+export { groupResourceKey };
 
 /** Reads a dotted path (`spec.nodeName`) from an object as a string. */
 export function fieldPathGetter(path: string): FieldGetter {
@@ -189,6 +206,7 @@ export function builtinResources(): ResourceType[] {
       resource: 'deployments',
       kind: 'Deployment',
       namespaced: true,
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
       shortNames: ['deploy'],
       categories: ['all'],
       statusSubresource: true,

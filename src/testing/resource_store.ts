@@ -8,8 +8,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { FieldSelector } from '../cache/fields.js';
-import type { LabelSelector } from '../cache/labels.js';
+import type { FieldSelector } from '../apimachinery/fields.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
 import type { ApiError } from '../client/errors.js';
 import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
@@ -24,12 +24,21 @@ import {
   conflict,
   invalid,
   notFound,
+  pathNotFound,
   statusError,
   tooOld,
 } from './status.js';
 import type { Storage, StoredObject } from './storage.js';
 import { objectKey } from './storage.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
+import {
+  CustomResourceSchemas,
+  defaultOnRead,
+  scaleOf,
+  schemaWriteHook,
+  withReplicas,
+} from './schema/index.js';
+import type { CustomResourceSchema, Scale } from './schema/index.js';
 import { selectableFields } from './watch.js';
 
 /** The patch content types the server accepts. */
@@ -46,6 +55,53 @@ export interface WriteOptions {
   seed?: boolean;
   /** Validate and compute, but store nothing (`dryRun=All`). */
   dryRun?: boolean;
+  /** The `fieldManager` query parameter. */
+  fieldManager?: string;
+  /** The `force` query parameter of an apply. */
+  force?: boolean;
+  /** The `fieldValidation` query parameter. */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** The raw JSON body of a create or update (custom resources: duplicate fields). */
+  rawBody?: string;
+  /** Warnings for the client (sent as `Warning` headers); write hooks append to it. */
+  warnings?: string[];
+}
+
+/** The kind of write a hook sees. */
+export type WriteOperation = 'create' | 'update' | 'patch' | 'apply';
+
+/** What a {@link WriteHook} is told about the write it admits. */
+export interface WriteContext {
+  /** create (POST or apply of a new object), update (PUT), patch, or apply (SSA). */
+  operation: WriteOperation;
+  /** The resource written. */
+  type: ResourceType;
+  /** The version of the request (the object is expressed at it). */
+  version: string;
+  /** '' for the main resource, `status` for the status subresource. */
+  subresource: string;
+  /** The stored object before the write; undefined on create. */
+  old: UnstructuredObject | undefined;
+  /** The request's options (fieldManager, force, fieldValidation, dryRun, warnings). */
+  options: WriteOptions;
+  /** For apply and patch: the request body as the client sent it (after decoding). */
+  body: unknown;
+}
+
+/**
+ * A step of the write path, run on every create, update, patch and apply after the
+ * server has set its fields (uid, creationTimestamp, generation, resourceVersion, status
+ * rules) and checked metadata (names, labels, annotations), before the no-op check and
+ * the commit (or the dry-run answer). It returns the object to store
+ * (the same one, changed, or a new one) or throws an `ApiError` (e.g. 422 Invalid) to
+ * refuse the write. Hooks run in the order they were added. In-process seeding
+ * (`server.create`/`update`) runs them too, with `options.seed` set.
+ */
+export interface WriteHook {
+  /** A name for logs and ordering (e.g. `schema`, `managed-fields`). */
+  readonly name: string;
+  /** Admits (and possibly rewrites) the object about to be stored. */
+  admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject;
 }
 
 /** Delete options (the DeleteOptions body). */
@@ -150,11 +206,122 @@ export class ResourceStore {
    * @param watchCache - serve lists at resourceVersion "0" whole, ignoring `limit`, as
    * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
    */
+  /**
+   * The write path's hook points (see {@link WriteHook}): schema validation, pruning and
+   * defaulting, and managedFields bookkeeping plug in here.
+   */
+  readonly writeHooks: WriteHook[] = [];
+
   constructor(storage: Storage, registry: ResourceRegistry, clock: Clock, watchCache = true) {
     this.#storage = storage;
     this.#registry = registry;
     this.#clock = clock;
     this.#watchCache = watchCache;
+    // First hook: later ones (managed fields) see the pruned and defaulted object.
+    this.writeHooks.push(schemaWriteHook((type) => this.customResourceSchema(type)));
+  }
+
+  readonly #schemas = new CustomResourceSchemas();
+
+  /** The structural schema of a custom resource type (undefined for built-ins). */
+  customResourceSchema(type: ResourceType): CustomResourceSchema | undefined {
+    if (type.crdName === undefined) return undefined;
+    const crd = this.#storage.get(
+      groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+      objectKey('', type.crdName),
+    );
+    return crd ? this.#schemas.get(crd.obj, type.versions[0] ?? '') : undefined;
+  }
+
+  /** A stored custom resource with read-time defaults (itself when none apply). */
+  readDefaults(type: ResourceType, stored: StoredObject): StoredObject {
+    const crs = this.customResourceSchema(type);
+    const obj = crs === undefined ? undefined : defaultOnRead(crs, stored.obj);
+    return obj === undefined ? stored : { ...stored, obj, json: JSON.stringify(obj) };
+  }
+
+  /** A CRD's resource type, reading through {@link ResourceStore.readDefaults}. */
+  #withReadDefaults(t: ResourceType): ResourceType {
+    return { ...t, readTransform: (stored) => this.readDefaults(t, stored) };
+  }
+
+  #scaleOf(type: ResourceType): NonNullable<CustomResourceSchema['scale']> {
+    const scale = this.customResourceSchema(type)?.scale;
+    if (scale === undefined) throw pathNotFound();
+    return scale;
+  }
+
+  /** The autoscaling/v1 Scale of a custom resource (GET `.../scale`). */
+  getScale(type: ResourceType, namespace: string, name: string): Scale {
+    const scale = this.#scaleOf(type);
+    return scaleOf(scale, this.readDefaults(type, this.get(type, namespace, name)).obj);
+  }
+
+  /**
+   * Writes a Scale (PUT `.../scale`): sets the replicas at `specReplicasPath` and updates
+   * the object through the usual write path (its hooks, a resourceVersion precondition).
+   */
+  updateScale(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Scale {
+    const scale = this.#scaleOf(type);
+    if (!isObject(body) || (body.kind !== undefined && body.kind !== 'Scale')) {
+      throw badRequest(
+        `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: expected a Scale`,
+      );
+    }
+    const spec = isObject(body.spec) ? body.spec : {};
+    const replicas = spec.replicas ?? 0;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+      throw badRequest(
+        `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`,
+      );
+    }
+    const meta = isObject(body.metadata) ? body.metadata : {};
+    const existing = this.get(type, namespace, name);
+    const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+    const next = withReplicas(scale, existing.obj, replicas, rv);
+    const stored = this.#replace(type, version, existing, next, '', opts, 'update', next);
+    return scaleOf(scale, this.readDefaults(type, stored).obj);
+  }
+
+  /** Patches a Scale (PATCH `.../scale`: JSON, merge or apply patch) and writes it. */
+  patchScale(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Scale {
+    const current = this.getScale(type, namespace, name);
+    let patched: unknown;
+    try {
+      if (contentType === 'application/json-patch+json') patched = applyJsonPatch(current, body);
+      else if (
+        contentType === 'application/merge-patch+json' ||
+        contentType === 'application/apply-patch+yaml'
+      ) {
+        if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
+        patched = applyMergePatch(current, body);
+      } else {
+        throw statusError(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+        );
+      }
+    } catch (err) {
+      if (err instanceof PatchError) throw badRequest(err.message);
+      throw err;
+    }
+    return this.updateScale(type, version, namespace, name, patched, opts);
   }
 
   #nowSecond = -1;
@@ -244,6 +411,13 @@ export class ResourceStore {
     return prefix + s;
   }
 
+  /** Runs the write hooks in order. */
+  #admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject {
+    let out = obj;
+    for (const hook of this.writeHooks) out = hook.admit(ctx, out);
+    return out;
+  }
+
   /** Creates an object. */
   create(
     type: ResourceType,
@@ -251,6 +425,17 @@ export class ResourceStore {
     namespace: string,
     body: unknown,
     opts: WriteOptions = {},
+  ): StoredObject {
+    return this.#create(type, version, namespace, body, opts, 'create');
+  }
+
+  #create(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    body: unknown,
+    opts: WriteOptions,
+    operation: WriteOperation,
   ): StoredObject {
     const obj = this.#checkEnvelope(type, version, body);
     const meta = (obj.metadata ??= {});
@@ -293,6 +478,11 @@ export class ResourceStore {
     delete meta.deletionGracePeriodSeconds;
     let stored = obj;
     if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
+    // Hook point: every create (POST, apply or patch-create, seeding) passes here.
+    stored = this.#admit(
+      { operation, type, version, subresource: '', old: undefined, options: opts, body },
+      stored,
+    );
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       stored = withCrdStatus(stored, this.#now());
       const crType = crdResourceType(stored);
@@ -324,7 +514,7 @@ export class ResourceStore {
       stored,
     );
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
-      this.#registry.add(crdResourceType(result.obj));
+      this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
     }
     return result;
   }
@@ -386,15 +576,18 @@ export class ResourceStore {
     }
     this.#bindNamespace(type, meta, namespace);
     const existing = this.get(type, namespace, name);
-    return this.#replace(type, existing, obj, subresource, opts);
+    return this.#replace(type, version, existing, obj, subresource, opts, 'update', body);
   }
 
   #replace(
     type: ResourceType,
+    version: string,
     existing: StoredObject,
     obj: UnstructuredObject,
     subresource: string,
     opts: WriteOptions,
+    operation: WriteOperation,
+    body: unknown,
   ): StoredObject {
     const meta = (obj.metadata ??= {});
     const name = existing.obj.metadata?.name ?? '';
@@ -439,6 +632,8 @@ export class ResourceStore {
       causes.push(...validateCrd(next));
     }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
+    // Hook point: every update, patch and apply of an existing object passes here.
+    next = this.#admit({ operation, type, version, subresource, old, options: opts, body }, next);
     const grKey = groupResourceKey(type.group, type.resource);
     const isCrd =
       type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
@@ -449,11 +644,51 @@ export class ResourceStore {
       return this.#remove(type, existing.namespace, next);
     }
     const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
-    if (isCrd) this.#registry.add(crdResourceType(result.obj));
+    if (isCrd) this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
     return result;
   }
 
-  /** Applies a patch of a given content type. */
+  /**
+   * Server-side apply (`application/apply-patch+yaml`): creates the object when absent,
+   * otherwise merges the applied configuration into it. This is the one entry point of
+   * apply; field ownership (managedFields, conflicts, force, removal of dropped fields)
+   * belongs here.
+   */
+  apply(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions = {},
+  ): { stored: StoredObject; created: boolean } {
+    const cur = this.#storage.get(
+      groupResourceKey(type.group, type.resource),
+      objectKey(type.namespaced ? namespace : '', name),
+    );
+    if (!cur) {
+      const obj = isObject(body) ? { ...body } : body;
+      if (isObject(obj)) obj.metadata = { ...(isObject(obj.metadata) ? obj.metadata : {}), name };
+      return {
+        stored: this.#create(type, version, namespace, obj, opts, 'apply'),
+        created: true,
+      };
+    }
+    return this.#patch(
+      type,
+      version,
+      namespace,
+      name,
+      'application/apply-patch+yaml',
+      body,
+      subresource,
+      opts,
+      'apply',
+    );
+  }
+
+  /** Applies a patch of a given content type (apply patches go to {@link apply}). */
   patch(
     type: ResourceType,
     version: string,
@@ -465,16 +700,32 @@ export class ResourceStore {
     opts: WriteOptions = {},
   ): { stored: StoredObject; created: boolean } {
     if (contentType === 'application/apply-patch+yaml') {
-      const cur = this.#storage.get(
-        groupResourceKey(type.group, type.resource),
-        objectKey(type.namespaced ? namespace : '', name),
-      );
-      if (!cur) {
-        const obj = isObject(body) ? { ...body } : body;
-        if (isObject(obj)) obj.metadata = { ...(isObject(obj.metadata) ? obj.metadata : {}), name };
-        return { stored: this.create(type, version, namespace, obj, opts), created: true };
-      }
+      return this.apply(type, version, namespace, name, body, subresource, opts);
     }
+    return this.#patch(
+      type,
+      version,
+      namespace,
+      name,
+      contentType,
+      body,
+      subresource,
+      opts,
+      'patch',
+    );
+  }
+
+  #patch(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions,
+    operation: WriteOperation,
+  ): { stored: StoredObject; created: boolean } {
     const existing = this.get(type, namespace, name);
     const current = {
       ...existing.obj,
@@ -540,7 +791,10 @@ export class ResourceStore {
     }
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    return { stored: this.#replace(type, existing, obj, subresource, opts), created: false };
+    return {
+      stored: this.#replace(type, version, existing, obj, subresource, opts, operation, body),
+      created: false,
+    };
   }
 
   #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {

@@ -14,8 +14,8 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import type { FieldSelector } from '../cache/fields.js';
-import type { LabelSelector } from '../cache/labels.js';
+import type { FieldSelector } from '../apimachinery/fields.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
 import type { Status, UnstructuredObject } from '../client/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { ResourceType } from './registry.js';
@@ -46,6 +46,10 @@ class FlushScheduler {
     for (const w of dirty) {
       const lines = w.takePending();
       if (lines === undefined || lines.length === 0) continue;
+      if (w.frameEncoder) {
+        w.writeChunk(encodeLines(lines, w.frameEncoder));
+        continue;
+      }
       const first = lines[0] ?? '';
       let bucket = groups.get(first);
       if (!bucket) {
@@ -70,6 +74,11 @@ class FlushScheduler {
 
 const flusher = new FlushScheduler();
 
+/** The bytes of pending lines through a frame encoder (one frame per line). */
+function encodeLines(lines: string[], encode: (line: string) => Buffer): Buffer {
+  return lines.length === 1 ? encode(lines[0] ?? '') : Buffer.concat(lines.map(encode));
+}
+
 /** How long before a watch's timeout kube-apiserver sends its last BOOKMARK. */
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 
@@ -80,6 +89,7 @@ export function renderObject(
   version: string,
   metaOnly: boolean,
 ): string {
+  if (type.readTransform) stored = type.readTransform(stored);
   if (metaOnly) {
     return JSON.stringify({
       kind: 'PartialObjectMetadata',
@@ -162,6 +172,11 @@ export class WatchConnection {
   #deadline: number | undefined;
   readonly #bookmarkIntervalMs: number | undefined;
   readonly #onClose: (w: WatchConnection) => void;
+  /**
+   * Turns each JSON event line into the bytes written (protobuf watch framing); default:
+   * the line itself in UTF-8.
+   */
+  frameEncoder: ((line: string) => Buffer) | undefined;
   /** Renders event lines differently (server-side printing); default: the object itself. */
   lineRenderer: ((eventType: ChangeType, stored: StoredObject) => string) | undefined;
 
@@ -379,9 +394,13 @@ export class WatchConnection {
 
   #flush(): void {
     if (this.#paused || this.#closed || this.#pending.length === 0) return;
-    const chunk = this.#pending.length === 1 ? (this.#pending[0] ?? '') : this.#pending.join('');
+    const lines = this.#pending;
     this.#pending = [];
-    this.#res.write(chunk);
+    if (this.frameEncoder) {
+      this.#res.write(encodeLines(lines, this.frameEncoder));
+      return;
+    }
+    this.#res.write(lines.length === 1 ? (lines[0] ?? '') : lines.join(''));
   }
 
   /** Ends the stream cleanly (pending events are written first, even when paused). */

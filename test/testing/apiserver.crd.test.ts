@@ -15,7 +15,9 @@ function crd(
   status: boolean,
 ): k8s.V1CustomResourceDefinition {
   const schema = {
-    openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    // client-node's serializer names the extension x_kubernetes_preserve_unknown_fields (it
+    // drops the wire name), and the server prunes fields of a schema without it.
+    openAPIV3Schema: { type: 'object', x_kubernetes_preserve_unknown_fields: true },
   };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
