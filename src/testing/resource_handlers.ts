@@ -219,6 +219,7 @@ export class ResourceHandlers {
       (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
     const body = this.#decodeBody(r, contentType, bytes);
     const opts = parseWriteOptions(r.query);
+    if (req.headers['user-agent'] !== undefined) opts.userAgent = req.headers['user-agent'];
     const { code, stored } = this.#commitWrite(r, contentType, body, opts);
     this.#sendOne(res, r, rendering, code, stored, warningHeaders(opts.warnings));
   }

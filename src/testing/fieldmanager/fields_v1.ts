@@ -7,13 +7,11 @@
  *
  * @module
  */
+import type { FieldsV1 } from '../../apimachinery/managed_fields.js';
 import { FieldManagerError } from './errors.js';
 import type { PathElement } from './path.js';
 import { compareElements, deserializeElement, serializeElement } from './path.js';
 import { FieldSet } from './set.js';
-
-/** A `FieldsV1` object. */
-export type FieldsV1 = { [key: string]: FieldsV1 };
 
 /** Encodes a set as `FieldsV1`. */
 export function setToFieldsV1(set: FieldSet): FieldsV1 {

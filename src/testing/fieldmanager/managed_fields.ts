@@ -8,29 +8,11 @@
  *
  * @module
  */
+import type { ManagedFieldsEntry } from '../../apimachinery/managed_fields.js';
 import { FieldManagerError } from './errors.js';
-import type { FieldsV1 } from './fields_v1.js';
 import { fieldsV1ToSet, setToFieldsV1 } from './fields_v1.js';
 import { pathToString } from './path.js';
 import type { Conflict, ManagedSets } from './updater.js';
-
-/** One entry of `metadata.managedFields`. */
-export interface ManagedFieldsEntry {
-  /** The manager's name. */
-  manager?: string;
-  /** `Apply` or `Update`. */
-  operation?: 'Apply' | 'Update';
-  /** apiVersion of the manager's last write. */
-  apiVersion?: string;
-  /** RFC 3339 time of the manager's last change. */
-  time?: string;
-  /** Always `FieldsV1`. */
-  fieldsType?: string;
-  /** The owned fields. */
-  fieldsV1?: FieldsV1;
-  /** `status`, `scale`, or absent for the main resource. */
-  subresource?: string;
-}
 
 /** Decoded managed fields: the sets and the times, by manager identifier. */
 export interface Managed {
@@ -113,9 +95,17 @@ export function decodeManagedFields(entries: unknown): Managed {
     });
     const set = fieldsV1ToSet(raw.fieldsV1 ?? {});
     out.sets.set(id, { set, apiVersion: raw.apiVersion, applied: op === 'Apply' });
-    out.times.set(id, typeof raw.time === 'string' ? raw.time : undefined);
+    out.times.set(id, normalizeTime(raw.time));
   });
   return out;
+}
+
+/** A time as the server writes it: RFC 3339 in UTC, whole seconds (client-node sends millis). */
+function normalizeTime(t: unknown): string | undefined {
+  if (typeof t !== 'string' && !(t instanceof Date)) return undefined;
+  const ms = t instanceof Date ? t.getTime() : Date.parse(t);
+  if (!Number.isFinite(ms)) return undefined;
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function seconds(t: string | undefined): number {
