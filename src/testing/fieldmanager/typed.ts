@@ -228,7 +228,8 @@ function compareWalk(
   c: Comparison,
 ): void {
   const t = resolve(t0, r !== undefined ? r : l);
-  const tl = resolve(t0, l);
+  // A missing side takes the present side's shape (an untyped subtree added or removed).
+  const tl = l === undefined ? t : resolve(t0, l);
   let inLeaf = false;
   const leaf = (): void => {
     inLeaf = true;

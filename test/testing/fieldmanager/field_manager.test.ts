@@ -250,6 +250,19 @@ describe('field manager: updates', () => {
     });
   });
 
+  it('a create owns an untyped (preserve-unknown-fields) subtree down to its leaves', () => {
+    const obj = updateManagedFields(
+      undefined,
+      cr({ extra: { d: { e: 1 }, l: [1] } }),
+      'cmp',
+      scope(),
+    );
+    // As apiextensions-apiserver stored it.
+    assert.deepEqual(fieldsOf(obj, 'cmp', 'Update'), {
+      'f:spec': { '.': {}, 'f:extra': { '.': {}, 'f:d': { '.': {}, 'f:e': {} }, 'f:l': {} } },
+    });
+  });
+
   it('an update adds the fields it changed to the same entry and takes them from an applier', () => {
     let obj = stored(
       applyToObject(undefined, cr({ replicas: 1, color: 'red' }), 'alice', false, scope()),
