@@ -121,6 +121,10 @@ export function compareElements(a: PathElement, b: PathElement): number {
 
 /** JSON as Go's encoder writes it (HTML characters escaped, map keys sorted). */
 export function goJson(v: JsonValue): string {
+  if (v === null || typeof v !== 'object') {
+    const plain = JSON.stringify(v);
+    return HTML_CHARS.test(plain) ? escapeHtml(plain) : plain;
+  }
   const text = JSON.stringify(v, (_k, x: unknown) =>
     isRecord(x)
       ? Object.fromEntries(
@@ -130,6 +134,12 @@ export function goJson(v: JsonValue): string {
         )
       : (x as JsonValue),
   );
+  return escapeHtml(text);
+}
+
+const HTML_CHARS = /[<>&\u2028\u2029]/;
+
+function escapeHtml(text: string): string {
   return text
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
