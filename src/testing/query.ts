@@ -101,7 +101,8 @@ export function parseWriteOptions(
   if (isDryRun(q)) opts.dryRun = true;
   const manager = q.get('fieldManager');
   if (manager !== null && manager !== '') opts.fieldManager = manager;
-  if (q.get('force') === 'true') opts.force = true;
+  const force = q.get('force');
+  if (force !== null) opts.force = force === 'true';
   const fv = q.get('fieldValidation');
   if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') opts.fieldValidation = fv;
   else if (fv !== null && fv !== '') {

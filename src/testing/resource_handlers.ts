@@ -299,6 +299,7 @@ export class ResourceHandlers {
     const body = await this.#decodeBody(r, contentType, bytes);
     const opts = parseWriteOptions(r.query, r.verb);
     if (r.verb !== 'patch') opts.rawBody = bytes.toString('utf8');
+    if (req.headers['user-agent'] !== undefined) opts.userAgent = req.headers['user-agent'];
     const { code, stored } = this.#commitWrite(r, contentType, body, opts);
     this.#sendOne(res, r, rendering, code, stored, warningHeaders(opts.warnings));
   }

@@ -15,6 +15,13 @@ import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/type
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
+import { builtinType } from './fieldmanager/builtin_schema.js';
+import type { FieldManagerScope } from './fieldmanager/field_manager.js';
+import { applyToObject, updateManagedFields } from './fieldmanager/field_manager.js';
+import { managerOrUserAgent, validatePatchOptions } from './fieldmanager/options.js';
+import type { JsonValue } from './fieldmanager/path.js';
+import type { MapType } from './fieldmanager/schema.js';
+import { customResourceType } from './fieldmanager/schema.js';
 import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
 import { groupResourceKey } from './registry.js';
@@ -57,8 +64,10 @@ export interface WriteOptions {
   dryRun?: boolean;
   /** The `fieldManager` query parameter. */
   fieldManager?: string;
-  /** The `force` query parameter of an apply. */
+  /** The `force` query parameter (only an apply may set it). */
   force?: boolean;
+  /** The request's User-Agent: the default field manager (`kubectl/v1.34` → `kubectl`). */
+  userAgent?: string;
   /** The `fieldValidation` query parameter. */
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** The raw JSON body of a create or update (custom resources: duplicate fields). */
@@ -483,6 +492,9 @@ export class ResourceStore {
       { operation, type, version, subresource: '', old: undefined, options: opts, body },
       stored,
     );
+    if (operation !== 'apply' && !opts.seed) {
+      stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
+    }
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       stored = withCrdStatus(stored, this.#now());
       const crType = crdResourceType(stored);
@@ -634,6 +646,14 @@ export class ResourceStore {
     if (causes.length > 0) throw this.#invalid(type, name, causes);
     // Hook point: every update, patch and apply of an existing object passes here.
     next = this.#admit({ operation, type, version, subresource, old, options: opts, body }, next);
+    if (operation === 'apply') {
+      const applied = obj.metadata?.managedFields;
+      const nm2 = (next.metadata = { ...next.metadata });
+      if (applied === undefined) delete nm2.managedFields;
+      else nm2.managedFields = applied;
+    } else if (!opts.seed) {
+      next = this.#recordUpdate(type, version, subresource, old, next, opts);
+    }
     const grKey = groupResourceKey(type.group, type.resource);
     const isCrd =
       type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
@@ -663,29 +683,117 @@ export class ResourceStore {
     subresource: string,
     opts: WriteOptions = {},
   ): { stored: StoredObject; created: boolean } {
+    validatePatchOptions(true, opts);
+    if (!isObject(body)) {
+      throw badRequest('error decoding YAML: the applied configuration must be an object');
+    }
     const cur = this.#storage.get(
       groupResourceKey(type.group, type.resource),
       objectKey(type.namespaced ? namespace : '', name),
     );
+    const config = { ...body } as { [k: string]: JsonValue };
+    const configMeta = isObject(config.metadata) ? { ...config.metadata } : {};
+    if (configMeta.name === undefined || configMeta.name === '') configMeta.name = name;
+    config.metadata = configMeta;
+    const live = cur
+      ? ({ ...cur.obj, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
+          [k: string]: JsonValue;
+        })
+      : undefined;
+    const applied = applyToObject(
+      live,
+      config,
+      opts.fieldManager ?? '',
+      opts.force === true,
+      this.#fieldScope(type, version, cur ? subresource : ''),
+    ) as unknown as UnstructuredObject;
     if (!cur) {
-      const obj = isObject(body) ? { ...body } : body;
-      if (isObject(obj)) obj.metadata = { ...(isObject(obj.metadata) ? obj.metadata : {}), name };
       return {
-        stored: this.#create(type, version, namespace, obj, opts, 'apply'),
+        stored: this.#create(type, version, namespace, applied, opts, 'apply'),
         created: true,
       };
     }
-    return this.#patch(
-      type,
-      version,
-      namespace,
-      name,
-      'application/apply-patch+yaml',
-      body,
+    const obj = this.#checkEnvelope(type, version, applied);
+    const meta = (obj.metadata ??= {});
+    if (meta.name !== name) {
+      throw this.#invalid(type, name, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: 'Invalid value: field is immutable',
+        },
+      ]);
+    }
+    if (type.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    return {
+      stored: this.#replace(type, version, cur, obj, subresource, opts, 'apply', body),
+      created: false,
+    };
+  }
+
+  /** The schema and request facts the field manager needs. */
+  #fieldScope(type: ResourceType, version: string, subresource: string): FieldManagerScope {
+    const grKey = groupResourceKey(type.group, type.resource);
+    let root: MapType;
+    let implicitStructs: readonly string[] = [];
+    if (type.crdName !== undefined) {
+      root = this.#customResourceType(type.crdName, version);
+    } else {
+      const b = builtinType(grKey);
+      root = b.type;
+      implicitStructs = b.implicitStructs;
+    }
+    return {
+      type: root,
+      implicitStructs,
+      apiVersion: ResourceStore.apiVersion(type, version),
+      kind: type.kind,
       subresource,
-      opts,
-      'apply',
-    );
+      statusSubresource: type.statusSubresource,
+      now: this.#now(),
+    };
+  }
+
+  readonly #crTypes = new Map<string, { rv: string; type: MapType }>();
+
+  #customResourceType(crdName: string, version: string): MapType {
+    const crd = this.#storage.get('customresourcedefinitions.apiextensions.k8s.io', crdName);
+    const rv = crd?.obj.metadata?.resourceVersion ?? '';
+    const key = `${crdName}/${version}`;
+    const cached = this.#crTypes.get(key);
+    if (cached && cached.rv === rv) return cached.type;
+    const spec = isObject(crd?.obj.spec) ? crd.obj.spec : {};
+    const versions = Array.isArray(spec.versions) ? (spec.versions as unknown[]) : [];
+    const v = versions.find((x) => isObject(x) && x.name === version);
+    const schema = isObject(v) && isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    const type = customResourceType(schema);
+    this.#crTypes.set(key, { rv, type });
+    return type;
+  }
+
+  /** Records the writer's `Update` entry in managedFields (creates, updates, patches). */
+  #recordUpdate(
+    type: ResourceType,
+    version: string,
+    subresource: string,
+    old: UnstructuredObject | undefined,
+    next: UnstructuredObject,
+    opts: WriteOptions,
+  ): UnstructuredObject {
+    const manager = managerOrUserAgent(opts.fieldManager, opts.userAgent);
+    const withVersion = (o: UnstructuredObject): { [k: string]: JsonValue } =>
+      ({ ...o, apiVersion: ResourceStore.apiVersion(type, version) }) as unknown as {
+        [k: string]: JsonValue;
+      };
+    const out = updateManagedFields(
+      old ? withVersion(old) : undefined,
+      withVersion(next),
+      manager,
+      this.#fieldScope(type, version, subresource),
+    ) as unknown as UnstructuredObject;
+    if (next.apiVersion === undefined) return out;
+    return { ...out, apiVersion: next.apiVersion };
   }
 
   /** Applies a patch of a given content type (apply patches go to {@link apply}). */
@@ -702,6 +810,7 @@ export class ResourceStore {
     if (contentType === 'application/apply-patch+yaml') {
       return this.apply(type, version, namespace, name, body, subresource, opts);
     }
+    validatePatchOptions(false, opts);
     return this.#patch(
       type,
       version,

@@ -20,6 +20,7 @@ import {
 } from '../../src/client/errors.js';
 import { customResourceDefinitionsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
+import type { ApplyConfiguration } from '../../src/client/resource_client.js';
 import { Transport } from '../../src/client/transport.js';
 import type {
   ApiResource,
@@ -1217,7 +1218,209 @@ export function defineScenarios(
       }
     },
   );
+
+  /** A CRD of gadgets with list and map types, for the server-side apply scenarios. */
+  const applySetup = async (t: TestContext, plural: string, kind: string) => {
+    const tg = target();
+    if (tg === undefined) {
+      t.skip(skipReason());
+      return undefined;
+    }
+    transport ??= new Transport(tg.kubeConfig());
+    const crd = widgetCrd(plural, kind, conformanceGroup, gadgetSchema);
+    made.push(crd.metadata?.name ?? '');
+    const resource = await ensureCrd(transport, crd, tg.patienceMs);
+    const client = new ResourceClient(transport, resource).namespace(tg.namespace);
+    const gadget = (
+      name: string,
+      spec: Record<string, unknown>,
+      extra = {},
+    ): Widget & ApplyConfiguration<Widget> => ({
+      apiVersion: `${resource.group}/${resource.version}`,
+      kind: resource.kind,
+      metadata: { name, namespace: tg.namespace },
+      spec,
+      ...extra,
+    });
+    return { tg, resource, client, gadget, apiVersion: `${resource.group}/${resource.version}` };
+  };
+  const conflictOf = async (p: Promise<unknown>): Promise<ApiError> => {
+    try {
+      await p;
+    } catch (err) {
+      if (err instanceof ApiError) return err;
+      throw err;
+    }
+    assert.fail('expected the apply to fail');
+  };
+  const entries = (o: UnstructuredObject) =>
+    (o.metadata?.managedFields ?? []) as {
+      manager?: string;
+      operation?: string;
+      subresource?: string;
+      fieldsV1?: unknown;
+    }[];
+  const spec = (o: UnstructuredObject) => (o as { spec?: Record<string, unknown> }).spec ?? {};
+
+  scenario(
+    'server-side apply: an applier owns its fields; another applier changing one is 409 naming the field and manager; force takes it; dropped fields are removed unless shared',
+    timeout,
+    async (t) => {
+      const s = await applySetup(t, 'applygadgets', 'ApplyGadget');
+      if (!s) return;
+      const first = await s.client.apply(
+        s.gadget('g', { replicas: 1, color: 'red', ports: [{ name: 'http', port: 80 }] }),
+        { fieldManager: 'alice' },
+      );
+      assert.deepEqual(
+        entries(first).map((e) => [e.manager, e.operation]),
+        [['alice', 'Apply']],
+      );
+      assert.deepEqual(entries(first)[0]?.fieldsV1, {
+        'f:spec': {
+          'f:color': {},
+          'f:ports': { 'k:{"name":"http"}': { '.': {}, 'f:name': {}, 'f:port': {} } },
+          'f:replicas': {},
+        },
+      });
+      const err = await conflictOf(
+        s.client.apply(
+          s.gadget('g', { replicas: 2, color: 'red', ports: [{ name: 'http', port: 81 }] }),
+          { fieldManager: 'bob' },
+        ),
+      );
+      assert.equal(err.code, 409);
+      assert.equal(err.reason, 'Conflict');
+      assert.equal(
+        err.status.message,
+        'Apply failed with 2 conflicts: conflicts with "alice":\n- .spec.replicas\n- .spec.ports[name="http"].port',
+      );
+      assert.deepEqual(
+        err.details?.causes?.map((c) => [c.reason, c.message, c.field]),
+        [
+          ['FieldManagerConflict', 'conflict with "alice"', '.spec.replicas'],
+          ['FieldManagerConflict', 'conflict with "alice"', '.spec.ports[name="http"].port'],
+        ],
+      );
+      // The same value is shared ownership, not a conflict.
+      await s.client.apply(s.gadget('g', { color: 'red' }), { fieldManager: 'carol' });
+      const forced = await s.client.apply(s.gadget('g', { replicas: 2 }), {
+        fieldManager: 'bob',
+        force: true,
+      });
+      assert.equal(spec(forced).replicas, 2);
+      const alice = entries(forced).find((e) => e.manager === 'alice');
+      assert.ok(!JSON.stringify(alice?.fieldsV1).includes('f:replicas'));
+      // alice drops color (shared with carol: kept) and ports (hers alone: removed).
+      const bare = s.gadget('g', {});
+      delete bare.spec;
+      const dropped = await s.client.apply(bare, { fieldManager: 'alice' });
+      assert.deepEqual(spec(dropped), { replicas: 2, color: 'red' });
+      assert.ok(!entries(dropped).some((e) => e.manager === 'alice'));
+    },
+  );
+
+  scenario(
+    'server-side apply: map lists merge by their keys, set lists by value, an atomic list is replaced whole',
+    timeout,
+    async (t) => {
+      const s = await applySetup(t, 'mergegadgets', 'MergeGadget');
+      if (!s) return;
+      await s.client.apply(
+        s.gadget('m', { ports: [{ name: 'a', port: 1 }], tags: ['x'], args: ['1'] }),
+        { fieldManager: 'one' },
+      );
+      const two = await s.client.apply(
+        s.gadget('m', { ports: [{ name: 'b', port: 2 }], tags: ['y'] }),
+        { fieldManager: 'two' },
+      );
+      assert.deepEqual(spec(two).ports, [
+        { name: 'a', port: 1 },
+        { name: 'b', port: 2 },
+      ]);
+      assert.deepEqual(spec(two).tags, ['x', 'y']);
+      const err = await conflictOf(
+        s.client.apply(s.gadget('m', { args: ['2'] }), { fieldManager: 'two' }),
+      );
+      assert.equal(
+        err.status.message,
+        'Apply failed with 1 conflict: conflict with "one": .spec.args',
+      );
+      const three = await s.client.apply(s.gadget('m', { args: ['2', '3'] }), {
+        fieldManager: 'two',
+        force: true,
+      });
+      assert.deepEqual(spec(three).args, ['2', '3']);
+      // "two" no longer applies ports and tags: its items go, "one"'s stay.
+      assert.deepEqual(spec(three).ports, [{ name: 'a', port: 1 }]);
+      assert.deepEqual(spec(three).tags, ['x']);
+    },
+  );
+
+  scenario(
+    'server-side apply: status applies are owned with subresource status; patches and updates are Update managers',
+    timeout,
+    async (t) => {
+      const s = await applySetup(t, 'statusgadgets', 'StatusGadget');
+      if (!s) return;
+      await s.client.apply(s.gadget('st', { replicas: 1 }), { fieldManager: 'owner' });
+      const st = await s.client.patch(
+        'st',
+        s.gadget('st', { replicas: 9 }, { status: { phase: 'Ready' } }),
+        { type: 'apply', fieldManager: 'kubelet', subresource: 'status' },
+      );
+      assert.equal(spec(st).replicas, 1, 'an apply to status leaves spec alone');
+      assert.deepEqual((st as { status?: unknown }).status, { phase: 'Ready' });
+      const e = entries(st).find((x) => x.manager === 'kubelet');
+      assert.equal(e?.operation, 'Apply');
+      assert.equal(e?.subresource, 'status');
+      assert.deepEqual(e?.fieldsV1, { 'f:status': { 'f:phase': {} } });
+      const patched = await s.client.patch(
+        'st',
+        { spec: { size: 'L' } },
+        { fieldManager: 'patcher' },
+      );
+      const p = entries(patched).find((x) => x.manager === 'patcher');
+      assert.equal(p?.operation, 'Update');
+      assert.deepEqual(p?.fieldsV1, { 'f:spec': { 'f:size': {} } });
+      const err = await conflictOf(
+        s.client.apply(s.gadget('st', { size: 'S' }), { fieldManager: 'owner' }),
+      );
+      assert.equal(
+        err.status.message,
+        `Apply failed with 1 conflict: conflict with "patcher" using ${s.apiVersion}: .spec.size`,
+      );
+    },
+  );
 }
+
+/** The schema of the server-side apply scenarios: a map list, a set, an atomic list. */
+const gadgetSchema: Record<string, unknown> = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        replicas: { type: 'integer' },
+        color: { type: 'string' },
+        size: { type: 'string' },
+        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+        args: { type: 'array', items: { type: 'string' } },
+        ports: {
+          type: 'array',
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['name'],
+          items: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, port: { type: 'integer' } },
+          },
+        },
+      },
+    },
+    status: { type: 'object', properties: { phase: { type: 'string' } } },
+  },
+};
 
 /** Per-test timeouts and selection (they must be known when the tests are defined). */
 export interface ScenarioTimeouts {
