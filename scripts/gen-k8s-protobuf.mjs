@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Generates src/testing/protobuf/k8s_descriptor.ts: the protobufjs JSON descriptor of the
-// Kubernetes messages the test API server speaks in protobuf, taken from Kubernetes' own
-// generated.proto files and trimmed to the closure of the built-in kinds it serves.
+// Generates, from Kubernetes' own generated.proto files, trimmed to the closure of the
+// built-in kinds the test API server serves:
+// - src/testing/protobuf/k8s_descriptor.ts: the protobufjs JSON descriptor of the messages
+//   it speaks in protobuf;
+// - src/testing/builtin_schemas.ts: their OpenAPI v3 component schemas (descriptions are
+//   the first paragraph of each proto comment; +listType/+listMapKey/+mapType/
+//   +patchMergeKey/+patchStrategy markers become x-kubernetes-* extensions), for
+//   /openapi/v3 and `kubectl explain`.
 //
 // The .proto files come from Debian's golang-k8s-api-dev and golang-k8s-apimachinery-dev
 // (unpacked by scripts/real-apiserver.sh into its root, or any directory holding
@@ -61,7 +66,10 @@ const roots = [
 
 const root = new protobuf.Root();
 root.resolvePath = (_origin, target) => (target.startsWith('/') ? target : join(src, target));
-root.loadSync(files.map((f) => join(src, f)), { keepCase: true });
+root.loadSync(
+  files.map((f) => join(src, f)),
+  { keepCase: true, alternateCommentMode: true },
+);
 root.resolveAll();
 
 const keep = new Map();
@@ -82,7 +90,7 @@ for (const [fullName, type] of [...keep].sort(([a], [b]) => a.localeCompare(b)))
     ns.nested[p] ??= { nested: {} };
     ns = ns.nested[p];
   }
-  const json = type.toJSON();
+  const json = type.toJSON({ keepComments: false });
   delete json.options;
   for (const f of Object.values(json.fields)) delete f.options;
   ns.nested[parts.at(-1)] = json;
@@ -98,3 +106,122 @@ export const K8S_PROTO_DESCRIPTOR = ${JSON.stringify(JSON.stringify(out))};
 `,
 );
 console.log(`wrote ${target}: ${keep.size} messages`);
+
+// ---------------------------------------------------------------- OpenAPI v3 schemas
+
+const GROUPS = { core: '', apps: 'apps', coordination: 'coordination.k8s.io', autoscaling: 'autoscaling' };
+const INLINE = new Set([
+  'k8s.io.api.core.v1.Probe.handler',
+  'k8s.io.api.core.v1.Volume.volumeSource',
+  'k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon',
+]);
+const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
+const SPECIAL = {
+  [`${META}.Time`]: { type: 'string', format: 'date-time' },
+  [`${META}.MicroTime`]: { type: 'string', format: 'date-time' },
+  [`${META}.FieldsV1`]: { type: 'object' },
+  'k8s.io.apimachinery.pkg.api.resource.Quantity': { type: 'string' },
+  'k8s.io.apimachinery.pkg.util.intstr.IntOrString': { type: 'string', format: 'int-or-string' },
+  'k8s.io.apimachinery.pkg.runtime.RawExtension': { type: 'object' },
+};
+
+/** `k8s.io.api.core.v1.Pod` → `io.k8s.api.core.v1.Pod`, as kube-openapi names it. */
+function schemaName(fullName) {
+  return fullName.replace(/^\.?k8s\.io\./, 'io.k8s.');
+}
+
+function parseComment(comment) {
+  const markers = {};
+  const lines = [];
+  for (const line of (comment ?? '').split('\n')) {
+    const m = /^\s*\+([\w.-]+)(?:=(.*))?$/.exec(line);
+    if (m) {
+      (markers[m[1]] ??= []).push(m[2] ?? '');
+      continue;
+    }
+    lines.push(line.trim());
+  }
+  const paragraph = lines.join('\n').trim().split(/\n\s*\n/)[0] ?? '';
+  return { description: paragraph.replace(/\s*\n\s*/g, ' ').trim(), markers };
+}
+
+function scalarSchema(field) {
+  switch (field.type) {
+    case 'string':
+      return { type: 'string' };
+    case 'bool':
+      return { type: 'boolean' };
+    case 'int32':
+      return { type: 'integer', format: 'int32' };
+    case 'int64':
+      return { type: 'integer', format: 'int64' };
+    case 'double':
+    case 'float':
+      return { type: 'number', format: 'double' };
+    case 'bytes':
+      return { type: 'string', format: 'byte' };
+    default:
+      return {};
+  }
+}
+
+function valueSchema(field) {
+  if (field.resolvedType instanceof protobuf.Type) {
+    return { $ref: `#/components/schemas/${schemaName(field.resolvedType.fullName.slice(1))}` };
+  }
+  return scalarSchema(field);
+}
+
+const schemas = {};
+for (const [fullName0, type] of keep) {
+  const fullName = fullName0.slice(1);
+  const { description } = parseComment(type.comment);
+  const special = SPECIAL[fullName];
+  if (special) {
+    schemas[schemaName(fullName)] = { description, ...special };
+    continue;
+  }
+  const properties = {};
+  const addFields = (t) => {
+    for (const field of t.fieldsArray) {
+      if (INLINE.has(`${t.fullName.slice(1)}.${field.name}`)) {
+        addFields(field.resolvedType);
+        continue;
+      }
+      const { description: d, markers } = parseComment(field.comment);
+      let s;
+      if (field.map) {
+        s = { type: 'object', additionalProperties: valueSchema(field) };
+      } else if (field.repeated) {
+        s = { type: 'array', items: valueSchema(field) };
+      } else {
+        const v = valueSchema(field);
+        s = v.$ref ? { allOf: [v] } : v;
+      }
+      if (d) s = { description: d, ...s };
+      if (markers.listType) s['x-kubernetes-list-type'] = markers.listType[0];
+      if (markers.listMapKey) s['x-kubernetes-list-map-keys'] = markers.listMapKey;
+      if (markers.mapType) s['x-kubernetes-map-type'] = markers.mapType[0];
+      if (markers.patchMergeKey) s['x-kubernetes-patch-merge-key'] = markers.patchMergeKey[0];
+      if (markers.patchStrategy) s['x-kubernetes-patch-strategy'] = markers.patchStrategy[0];
+      properties[field.name] = s;
+    }
+  };
+  addFields(type);
+  const schema = { description, type: 'object', properties };
+  const m = /^k8s\.io\.api\.(\w+)\.(\w+)\.(\w+)$/.exec(fullName);
+  if (m && roots.includes(fullName) && properties.metadata) {
+    schema['x-kubernetes-group-version-kind'] = [{ group: GROUPS[m[1]] ?? m[1], kind: m[3], version: m[2] }];
+  }
+  schemas[schemaName(fullName)] = schema;
+}
+const schemaTarget = 'src/testing/builtin_schemas.ts';
+writeFileSync(
+  schemaTarget,
+  `// Generated by scripts/gen-k8s-protobuf.mjs from Kubernetes' generated.proto files
+// (k8s.io/api and k8s.io/apimachinery); do not edit. ${Object.keys(schemas).length} schemas.
+/** OpenAPI v3 component schemas of the built-in kinds, by kube-openapi name (JSON text). */
+export const BUILTIN_OPENAPI_SCHEMAS = ${JSON.stringify(JSON.stringify(schemas))};
+`,
+);
+console.log(`wrote ${schemaTarget}: ${Object.keys(schemas).length} schemas`);

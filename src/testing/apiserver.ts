@@ -47,6 +47,7 @@ import { PendingTimers } from './server_context.js';
 import type { ServerContext } from './server_context.js';
 import { failure } from './status.js';
 import { Storage } from './storage.js';
+import { crdPrinterColumns, tablePrinters } from './table.js';
 import type { WatchConnection } from './watch.js';
 
 export type { RecordedRequest } from './router.js';
@@ -204,6 +205,21 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       log: this.#log,
       watches: this.#watches,
       timers: this.#timers,
+      tableContext: (type, version) => ({
+        printers: tablePrinters(
+          type,
+          type.crdName === undefined
+            ? undefined
+            : crdPrinterColumns(
+                this.#storage.get(
+                  groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+                  type.crdName,
+                )?.obj,
+                version,
+              ),
+        ),
+        now: this.#clock.now(),
+      }),
       settings: {
         maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
         tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 200,

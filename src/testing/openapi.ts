@@ -1,15 +1,98 @@
 /**
- * Minimal OpenAPI v3 documents, enough for kubectl: the `/openapi/v3` index of group
- * versions and, per group version, the paths of each resource with their operations, the
- * `x-kubernetes-group-version-kind` extension and the `fieldValidation` parameter. That
- * tells kubectl the server validates fields itself, so it neither needs schemas nor falls
- * back to the protobuf OpenAPI v2 document. No schemas are served: kubectl then computes
- * apply patches from its compiled-in types (built-ins) or as merge patches (custom
- * resources).
+ * OpenAPI v3 documents as kube-apiserver publishes them for kubectl: the `/openapi/v3`
+ * index of group versions and, per group version, the paths of each resource with their
+ * operations, the `x-kubernetes-group-version-kind` extension and the `fieldValidation`
+ * parameter (kubectl then leaves field validation to the server), and component schemas:
+ * the built-in kinds' (generated from Kubernetes' proto definitions, see
+ * `scripts/gen-k8s-protobuf.mjs`) and each CRD version's `openAPIV3Schema`, with
+ * `apiVersion`, `kind` and `metadata` (ObjectMeta) added as kube-apiserver adds them, and
+ * every schema they reference. That is what `kubectl explain` reads.
  *
  * @module
  */
+import type { UnstructuredObject } from '../client/types.js';
+import { BUILTIN_OPENAPI_SCHEMAS } from './builtin_schemas.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
+
+type Schema = Record<string, unknown>;
+
+let builtins: Record<string, Schema> | undefined;
+function builtinSchemas(): Record<string, Schema> {
+  builtins ??= JSON.parse(BUILTIN_OPENAPI_SCHEMAS) as Record<string, Schema>;
+  return builtins;
+}
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+const PACKAGES: Record<string, string> = {
+  '': 'core',
+  apps: 'apps',
+  autoscaling: 'autoscaling',
+  'coordination.k8s.io': 'coordination',
+};
+
+/** The kube-openapi name of a kind: `io.k8s.api.core.v1.Pod`, `com.example.v1.Widget`. */
+function schemaName(t: ResourceType, version: string): string {
+  const pkg = PACKAGES[t.group];
+  if (t.crdName === undefined && pkg !== undefined) return `io.k8s.api.${pkg}.${version}.${t.kind}`;
+  return `${t.group.split('.').reverse().join('.')}.${version}.${t.kind}`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The schema of a CRD version, as kube-apiserver publishes it. */
+function crdSchema(t: ResourceType, version: string, crd: UnstructuredObject): Schema | undefined {
+  const spec = isRecord(crd.spec) ? crd.spec : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  const v = versions.find((x): x is Record<string, unknown> => isRecord(x) && x.name === version);
+  const schema = v && isRecord(v.schema) ? v.schema.openAPIV3Schema : undefined;
+  if (!isRecord(schema)) return undefined;
+  const out = structuredClone(schema);
+  const properties = isRecord(out.properties) ? out.properties : {};
+  out.properties = {
+    apiVersion: {
+      description:
+        'APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values.',
+      type: 'string',
+    },
+    kind: {
+      description:
+        'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to.',
+      type: 'string',
+    },
+    metadata: {
+      description:
+        "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+      allOf: [{ $ref: `#/components/schemas/${OBJECT_META}` }],
+    },
+    ...properties,
+  };
+  out['x-kubernetes-group-version-kind'] = [{ group: t.group, kind: t.kind, version }];
+  return out;
+}
+
+/** Adds the schemas `schema` references (transitively) from the built-in set. */
+function addReferenced(schema: unknown, into: Record<string, Schema>): void {
+  if (Array.isArray(schema)) {
+    for (const x of schema) addReferenced(x, into);
+    return;
+  }
+  if (!isRecord(schema)) return;
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '$ref' && typeof v === 'string') {
+      const name = v.replace('#/components/schemas/', '');
+      const found = builtinSchemas()[name];
+      if (found && !(name in into)) {
+        into[name] = found;
+        addReferenced(found, into);
+      }
+    } else addReferenced(v, into);
+  }
+}
+
+/** Finds the CRD object of a custom resource (by the CRD's name). */
+export type CrdLookup = (crdName: string) => UnstructuredObject | undefined;
 
 function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
@@ -55,11 +138,23 @@ export function openApiV3Document(
   registry: ResourceRegistry,
   group: string,
   version: string,
+  crdLookup: CrdLookup = () => undefined,
 ): Record<string, unknown> | undefined {
   const types = registry.inGroupVersion(group, version);
   if (types.length === 0) return undefined;
   const paths: Record<string, unknown> = {};
+  const schemas: Record<string, Schema> = {};
   for (const t of types) {
+    const name = schemaName(t, version);
+    let schema: Schema | undefined;
+    if (t.crdName !== undefined) {
+      const crd = crdLookup(t.crdName);
+      schema = crd ? crdSchema(t, version, crd) : undefined;
+    } else schema = builtinSchemas()[name];
+    if (schema) {
+      schemas[name] = schema;
+      addReferenced(schema, schemas);
+    }
     const base = `/${gvPath(group, version)}${t.namespaced ? '/namespaces/{namespace}' : ''}/${t.resource}`;
     paths[base] = {
       get: op(t, version, 'list', false),
@@ -84,6 +179,6 @@ export function openApiV3Document(
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: 'v1.32.0' },
     paths,
-    components: { schemas: {} },
+    components: { schemas },
   };
 }

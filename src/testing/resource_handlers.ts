@@ -92,7 +92,7 @@ export class ResourceHandlers {
     headers: Record<string, string | string[]> = {},
   ): void {
     const body = rendering.table
-      ? renderTable([o], r.type, this.#ctx.clock.now(), String(o.rv), '')
+      ? renderTable([o], this.#ctx.tableContext(r.type, r.version), String(o.rv), '')
       : this.#render(r, rendering, o);
     this.#send(res, rendering, code, body, headers);
   }
@@ -129,8 +129,7 @@ export class ResourceHandlers {
         200,
         renderTable(
           result.items,
-          type,
-          this.#ctx.clock.now(),
+          this.#ctx.tableContext(type, version),
           String(result.rv),
           result.continueToken,
         ),

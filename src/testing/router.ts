@@ -13,6 +13,7 @@ import { ApiError } from '../client/errors.js';
 import * as discovery from './discovery.js';
 import type { RequestInfo, RequestVerb, TestApiServerFaults } from './faults.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
+import { groupResourceKey } from './registry.js';
 import type { ResourceHandlers } from './resource_handlers.js';
 import { TooLargeResourceVersion } from './resource_store.js';
 import { sendJson, sendStatus } from './responses.js';
@@ -46,6 +47,8 @@ export interface RouterOptions {
   /** Receives every request's record (its `code` is filled when the response finishes). */
   record(r: RecordedRequest): void;
 }
+
+const CRD_KEY = groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions');
 
 /** A resource path before its verb is known. */
 type ResourcePath = Omit<ResourceRequest, 'verb' | 'query'> & { legacyWatch: boolean };
@@ -244,7 +247,12 @@ export class Router {
     if (segments[0] === 'openapi' && segments[1] === 'v3') {
       const g = segments[2] === 'api' ? '' : (segments[3] ?? '');
       const v = segments[2] === 'api' ? (segments[3] ?? '') : (segments[4] ?? '');
-      return openApiV3Document(registry, g, v) ?? null;
+      return (
+        openApiV3Document(registry, g, v, (name) => {
+          const crd = this.#ctx.storage.get(CRD_KEY, name);
+          return crd?.obj;
+        }) ?? null
+      );
     }
     if (segments[0] === 'api' && segments.length === 2) {
       return discovery.resourceList(registry, '', segments[1] ?? '') ?? null;

@@ -12,6 +12,7 @@ import type { OpenWatches } from './open_watches.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
 import type { ResourceStore } from './resource_store.js';
 import type { Storage } from './storage.js';
+import type { TableContext } from './table.js';
 
 /** The server settings the HTTP layer reads. */
 export interface HttpSettings {
@@ -80,6 +81,8 @@ export interface ServerContext {
   readonly timers: PendingTimers;
   /** Settings. */
   readonly settings: HttpSettings;
+  /** The columns of `as=Table` responses for a resource at a version. */
+  tableContext(type: ResourceType, version: string): TableContext;
 }
 
 /** A request for a resource, as the router parsed it from the path and method. */

@@ -90,7 +90,9 @@ export function serveWatch(
   });
   if (format.protobuf) conn.frameEncoder = protobufFrame;
   if (format.table) {
-    conn.lineRenderer = (t, stored) => renderTableWatchLine(t, stored, type, ctx.clock.now());
+    const tableContext = ctx.tableContext(type, r.version);
+    conn.lineRenderer = (t, stored) =>
+      renderTableWatchLine(t, stored, { ...tableContext, now: ctx.clock.now() });
   }
   if (!initial && startRv < storage.compactedResourceVersion) {
     conn.sendErrorAndEnd(tooOld(rvText, storage.compactedResourceVersion + 1).status);

@@ -77,9 +77,9 @@ describe('kubectl against the test API server', { skip }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('get namespaces prints the table, -o yaml prints the object', async () => {
+  it('get namespaces prints the table with its STATUS column, -o yaml prints the object', async () => {
     const table = await kubectl('get', 'namespaces');
-    assert.match(table, /^NAME\s+AGE\n/);
+    assert.match(table, /^NAME\s+STATUS\s+AGE\n/);
     assert.match(table, /\bdefault\b/);
     const yaml = await kubectl('get', 'namespace', 'default', '-o', 'yaml');
     assert.match(yaml, /kind: Namespace/);

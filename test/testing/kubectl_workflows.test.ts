@@ -1,0 +1,195 @@
+// kubectl's everyday commands against the test API server, through the kubeconfig file it
+// writes: create (protobuf bodies for built-ins), run, expose, scale (the scale
+// subresource), apply --server-side, explain (OpenAPI v3) and get (server-side columns).
+// Skipped where kubectl is not installed.
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { startTestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../src/testing/index.js';
+
+const run = promisify(execFile);
+
+function hasKubectl(): boolean {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const skip = hasKubectl() ? false : 'kubectl is not installed on this machine';
+
+const CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    additionalPrinterColumns:
+    - {name: Color, type: string, jsonPath: .spec.color}
+    - {name: Count, type: integer, jsonPath: .spec.count}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: What the gadget should be.
+            properties:
+              color: {type: string, description: The gadget's color.}
+              count: {type: integer}
+`;
+
+describe('kubectl workflows against the test API server', { skip }, () => {
+  let server: TestApiServer;
+  let dir: string;
+  let kubeconfig: string;
+  const kubectl = async (...args: string[]): Promise<string> => {
+    const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, ...args]);
+    return stdout;
+  };
+  before(async () => {
+    server = await startTestApiServer();
+    dir = await mkdtemp(join(tmpdir(), 'kck-kubectl-'));
+    kubeconfig = join(dir, 'kubeconfig.yaml');
+    await server.writeKubeconfig(kubeconfig);
+  });
+  after(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('kubectl create (protobuf bodies for built-ins) stores the objects as sent', async () => {
+    server.clearRequests();
+    assert.match(await kubectl('create', 'namespace', 'team-a'), /namespace\/team-a created/);
+    assert.match(
+      await kubectl('create', 'configmap', 'cfg', '--from-literal=mode=fast'),
+      /created/,
+    );
+    assert.match(
+      await kubectl('create', 'secret', 'generic', 'pw', '--from-literal=p=s3cret'),
+      /created/,
+    );
+    assert.match(
+      await kubectl('create', 'deployment', 'web', '--image=nginx:1.27', '--replicas=2'),
+      /deployment.apps\/web created/,
+    );
+    assert.deepEqual(server.get('configmaps', 'cfg', 'default')?.data, { mode: 'fast' });
+    assert.deepEqual(server.get('secrets', 'pw', 'default')?.data, {
+      p: Buffer.from('s3cret').toString('base64'),
+    });
+    const web = server.get<
+      {
+        spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+      } & Record<string, never>
+    >('deployments.apps', 'web', 'default');
+    assert.equal(web?.spec.replicas, 2);
+    assert.equal(web?.spec.template.spec.containers[0]?.image, 'nginx:1.27');
+    assert.ok(server.get('namespaces', 'team-a'));
+    assert.ok(
+      server.requests.every((r) => r.code < 400),
+      'no request failed',
+    );
+  });
+
+  it('kubectl run creates a pod and kubectl expose creates its service with the port', async () => {
+    assert.match(await kubectl('run', 'box', '--image=busybox', '--port=8080'), /pod\/box created/);
+    assert.match(
+      await kubectl('expose', 'pod', 'box', '--port=80', '--target-port=8080'),
+      /exposed/,
+    );
+    const svc = server.get<
+      {
+        spec: { ports: { port: number; targetPort: number }[]; selector: Record<string, string> };
+      } & Record<string, never>
+    >('services', 'box', 'default');
+    assert.deepEqual(
+      svc?.spec.ports.map((p) => [p.port, p.targetPort]),
+      [[80, 8080]],
+    );
+    assert.deepEqual(svc?.spec.selector, { run: 'box' });
+  });
+
+  it('kubectl scale writes replicas through the deployments scale subresource', async () => {
+    assert.match(await kubectl('scale', 'deployment', 'web', '--replicas=5'), /scaled/);
+    const web = server.get<{ spec: { replicas: number } } & Record<string, never>>(
+      'deployments.apps',
+      'web',
+      'default',
+    );
+    assert.equal(web?.spec.replicas, 5);
+    assert.ok(
+      server.requests.some((r) => r.resource === 'deployments' && r.subresource === 'scale'),
+    );
+  });
+
+  it('kubectl get prints the built-in columns', async () => {
+    const deploy = await kubectl('get', 'deployment', 'web');
+    assert.match(deploy, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\n/);
+    assert.match(deploy, /\nweb\s+0\/5\s+0\s+0\s+\d+s\n/);
+    assert.match(
+      await kubectl('get', 'pods'),
+      /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\nbox\s+0\/1\s+Pending\s+0\s+/,
+    );
+    assert.match(await kubectl('get', 'configmap', 'cfg'), /^NAME\s+DATA\s+AGE\ncfg\s+1\s+/);
+    assert.match(
+      await kubectl('get', 'secret', 'pw'),
+      /^NAME\s+TYPE\s+DATA\s+AGE\npw\s+Opaque\s+1\s+/,
+    );
+    assert.match(
+      await kubectl('get', 'namespace', 'team-a'),
+      /^NAME\s+STATUS\s+AGE\nteam-a\s+Active\s+/,
+    );
+  });
+
+  it('kubectl get prints a CRD’s additionalPrinterColumns and kubectl explain reads its schema', async () => {
+    await writeFile(join(dir, 'crd.yaml'), CRD);
+    await kubectl('apply', '-f', join(dir, 'crd.yaml'));
+    await writeFile(
+      join(dir, 'g.yaml'),
+      'apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g1, namespace: default}\nspec: {color: red, count: 4}\n',
+    );
+    assert.match(
+      await kubectl('apply', '--server-side', '-f', join(dir, 'g.yaml')),
+      /gadget.example.com\/g1 serverside-applied/,
+    );
+    assert.match(await kubectl('get', 'gadgets'), /^NAME\s+COLOR\s+COUNT\ng1\s+red\s+4\n/);
+    const explained = await kubectl('explain', 'gadget.spec');
+    assert.match(explained, /KIND:\s+Gadget/);
+    assert.match(explained, /What the gadget should be\./);
+    assert.match(explained, /color\s+<string>\s+The gadget's color\./);
+  });
+
+  it('kubectl explain reads built-in schemas', async () => {
+    const explained = await kubectl('explain', 'deployment.spec.replicas');
+    assert.match(explained, /GROUP:\s+apps/);
+    assert.match(explained, /FIELD: replicas <integer>/);
+    assert.match(explained, /Number of desired pods/);
+  });
+
+  it('kubectl apply --server-side creates, then re-applies a built-in', async () => {
+    const cm =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: applied, namespace: default}\ndata: {a: "1"}\n';
+    await writeFile(join(dir, 'cm.yaml'), cm);
+    assert.match(
+      await kubectl('apply', '--server-side', '-f', join(dir, 'cm.yaml')),
+      /serverside-applied/,
+    );
+    await writeFile(join(dir, 'cm.yaml'), cm.replace('a: "1"', 'a: "2"'));
+    assert.match(
+      await kubectl('apply', '--server-side', '-f', join(dir, 'cm.yaml')),
+      /serverside-applied/,
+    );
+    assert.deepEqual(server.get('configmaps', 'applied', 'default')?.data, { a: '2' });
+  });
+});
