@@ -447,7 +447,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       this.#indexer.update(obj);
       this.#notifyUpsert(old, obj, isInInitialList);
     } catch (err) {
-      this.#cacheError(err);
+      this.#cacheError(err, obj);
     }
   }
 
@@ -473,7 +473,7 @@ export class SharedIndexInformer<T extends KubeObject> {
     try {
       this.#indexer.delete(d.object);
     } catch (err) {
-      this.#cacheError(err);
+      this.#cacheError(err, d.object);
       return;
     }
     if (this.#processor.size === 0) return;
@@ -483,50 +483,70 @@ export class SharedIndexInformer<T extends KubeObject> {
     );
   }
 
+  /**
+   * A relist, applied in one step. An object whose key or index function fails is skipped
+   * and logged with its key and the cause; every other object is cached and delivered, and
+   * cached keys missing from the list still get tombstones. A skipped object whose key was
+   * cached leaves the cache too (its old state would be a lie), so handlers get a tombstone
+   * for it.
+   */
   #replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean): void {
     const idx = this.#indexer;
-    const notify = this.#processor.size > 0;
-    const olds: (T | undefined)[] = notify ? new Array<T | undefined>(objects.length) : [];
+    const rejected = new Set<T>();
     const listed = new Set<string>();
-    try {
-      for (let i = 0; i < objects.length; i++) {
+    const keys = new Array<string>(objects.length);
+    for (let i = 0; i < objects.length; i++) {
+      try {
         const key = idx.keyOf(objects[i]);
+        keys[i] = key;
         listed.add(key);
-        if (notify) olds[i] = idx.getByKey(key);
+      } catch (err) {
+        rejected.add(objects[i] as T);
+        this.#cacheError(err, objects[i]);
       }
-    } catch (err) {
-      this.#cacheError(err);
-      return;
     }
-    const tombstones: DeletedFinalStateUnknown<T>[] = [];
+    const before = new Map<string, T>();
     if (idx.size > 0) {
-      for (const key of idx.listKeys()) {
-        if (listed.has(key)) continue;
-        tombstones.push(new DeletedFinalStateUnknown<T>(key, idx.getByKey(key) as T));
-      }
+      for (const key of idx.listKeys()) before.set(key, idx.getByKey(key) as T);
     }
-    try {
-      idx.replace(objects, resourceVersion);
-    } catch (err) {
-      this.#cacheError(err);
-      return;
-    }
-    if (!notify) return;
-    for (const t of tombstones) {
+    idx.replace(
+      rejected.size === 0 ? objects : objects.filter((o) => !rejected.has(o)),
+      resourceVersion,
+      (obj, err) => {
+        rejected.add(obj);
+        this.#cacheError(err, obj);
+      },
+    );
+    if (this.#processor.size === 0) return;
+    for (const [key, old] of before) {
+      if (listed.has(key) && idx.hasKey(key)) continue;
       this.#processor.distribute(
-        { kind: NotificationKind.Delete, obj: t, oldObj: undefined, isInInitialList: false },
+        {
+          kind: NotificationKind.Delete,
+          obj: new DeletedFinalStateUnknown<T>(key, old),
+          oldObj: undefined,
+          isInInitialList: false,
+        },
         false,
       );
     }
     for (let i = 0; i < objects.length; i++) {
-      this.#notifyUpsert(olds[i], objects[i] as T, isInInitialList);
+      const obj = objects[i] as T;
+      if (rejected.has(obj)) continue;
+      this.#notifyUpsert(before.get(keys[i] as string), obj, isInInitialList);
     }
   }
 
-  #cacheError(err: unknown): void {
+  #cacheError(err: unknown, obj?: unknown): void {
+    let key: string;
+    try {
+      key = this.#indexer.keyOf(obj);
+    } catch {
+      key = '(no key)';
+    }
     this.#logger.error(
-      `${this.name}: an object could not be cached and was skipped; fix the key, index or transform function`,
-      { error: errorMessage(err) },
+      `${this.name}: object ${obj === undefined ? '' : `${key} `}could not be cached and was skipped: ${errorMessage(err)}`,
+      { key, error: errorMessage(err) },
     );
   }
 
