@@ -70,8 +70,9 @@ export interface ReflectorOptions<T> {
    */
   pageSize?: number;
   /**
-   * Try a streaming list (a watch with `sendInitialEvents`) before listing; falls back to
-   * a list for good when the server rejects or ignores it. Default false.
+   * Try a streaming list (a watch with `sendInitialEvents`) before listing. A stream that
+   * breaks before its end bookmark falls back to a list for that attempt only; a server
+   * that rejects or ignores the parameters turns streaming lists off for good. Default false.
    */
   watchListEnabled?: boolean;
   /** Backoff between failures. Default 800 ms, ×2, jitter 1.0, cap 30 s. */
@@ -171,6 +172,18 @@ function networkCode(err: unknown): string | undefined {
 /** Connection refused (the server is down or restarting): retry the watch after backoff. */
 function isConnectionRefused(err: unknown): boolean {
   return networkCode(err) === 'ECONNREFUSED';
+}
+
+/**
+ * Why a failed streaming-list request shows that the server cannot stream, or undefined
+ * when the error says nothing about streaming (a bad selector, a permission problem…).
+ */
+function watchListRejection(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.code === 422) return `it answered ${errorMessage(err)}`;
+  if (err.code === 400 && /sendInitialEvents|resourceVersionMatch|watch-?list/i.test(err.message))
+    return `it answered ${errorMessage(err)}`;
+  return undefined;
 }
 
 function resourceVersionOf(obj: unknown): string | undefined {
@@ -388,8 +401,10 @@ export class Reflector<T> {
   /**
    * A streaming list: a watch with `sendInitialEvents` whose events fill a buffer until the
    * bookmark annotated `k8s.io/initial-events-end`; then `store.replace()` and the same
-   * stream continues as the watch. Returns undefined to fall back to a plain list (and
-   * disables streaming lists for good) when the server rejects or ignores the request.
+   * stream continues as the watch. Returns undefined to fall back to a plain list: for
+   * this attempt only when the stream broke, idled or failed before the end bookmark; for
+   * good when the server showed it cannot stream (a 422, a 400 about the streaming
+   * parameters, or a bookmark without the end annotation).
    */
   async #watchList(signal: AbortSignal): Promise<State | undefined> {
     const resourceVersion = this.#rvUnavailable ? '' : this.#lastSyncResourceVersion;
@@ -442,23 +457,25 @@ export class Reflector<T> {
         throw err;
       }
       if (isTooManyRequests(err) || isConnectionRefused(err)) throw err as Error;
-      const rejected = err instanceof ApiError && (err.code === 400 || err.code === 422);
-      if (
-        unsupported !== undefined ||
-        rejected ||
-        outcome.kind === 'closed' ||
-        outcome.kind === 'idle'
-      ) {
-        const why =
-          unsupported ??
-          (rejected
-            ? `it answered ${errorMessage(err)}`
-            : 'the stream ended before the initial-events-end bookmark');
+      const why = unsupported ?? watchListRejection(err);
+      if (why !== undefined) {
+        // The server showed it cannot stream: stop asking for the reflector's lifetime.
         this.#watchListEnabled = false;
         this.#logger.warn(new WatchListUnsupportedError(this.name, why).message);
         return undefined;
       }
-      throw err;
+      // One blip (a dropped connection, an idle timeout, an error) is not "unsupported":
+      // list this time, stream again at the next relist (client-go's fallback).
+      const what =
+        outcome.kind === 'idle'
+          ? `delivered nothing for ${this.#idleTimeoutMs} ms`
+          : outcome.kind === 'closed'
+            ? 'ended'
+            : `failed: ${errorMessage(err)}`;
+      this.#logger.info(
+        `${this.name}: the streaming list ${what} before the initial-events-end bookmark; listing instead for this attempt`,
+      );
+      return undefined;
     }
     return this.#afterWatch(outcome);
   }

@@ -11,6 +11,7 @@ import { ApiError } from '../../src/client/errors.js';
 import type { ListOptions, ObjectList, Status, WatchEvent } from '../../src/client/types.js';
 import { FakeClock, flushAsync } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
+import type { Logger } from '../../src/util/logger.js';
 import { ScriptedWatchStream } from '../support/scripted_watch.js';
 
 interface Pod {
@@ -635,6 +636,79 @@ describe('Reflector streaming list', () => {
     await t.clock.runNext();
     await t.lw.waitForCalls(5);
     assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch', 'list', 'watch']);
+    await t.stop();
+  });
+
+  const wordsLogger = () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: () => {},
+      info: (m) => void lines.push(`info ${m}`),
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+    };
+    return { lines, logger };
+  };
+
+  test('a dropped connection before the initial-events-end bookmark falls back to a list for that attempt only; the next relist streams again', async () => {
+    const words = wordsLogger();
+    const t = setup({ watchListEnabled: true, logger: words.logger });
+    t.lw.watches.push(
+      new Stream().push({ type: 'ADDED', object: pod('a', '1') }).fail(netError('ECONNRESET')),
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    t.lw.lists.push(list('10', [pod('a', '1')]));
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
+    assert.equal(t.lw.calls[2]!.options.sendInitialEvents, undefined);
+    await t.clock.waitForTimers(1);
+    await t.clock.runNext();
+    await t.lw.waitForCalls(4);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch', 'watch']);
+    assert.equal(t.lw.calls[3]!.options.sendInitialEvents, true, 'streaming is still on');
+    assert.ok(!words.lines.some((l) => /does not support/.test(l)), words.lines.join('\n'));
+    assert.ok(words.lines.some((l) => /listing instead for this attempt/.test(l)));
+    await t.stop();
+  });
+
+  test('an idle timeout before the initial-events-end bookmark falls back to a list without turning streaming lists off', async () => {
+    const words = wordsLogger();
+    const t = setup({ watchListEnabled: true, idleTimeoutMs: 1000, logger: words.logger });
+    t.lw.watches.push(
+      new Stream(),
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    t.lw.lists.push(list('10', []));
+    await t.lw.waitForCalls(1);
+    await t.clock.advance(1000);
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
+    await t.clock.waitForTimers(1);
+    await t.clock.advance(60_000);
+    await t.lw.waitForCalls(4);
+    assert.equal(t.lw.calls[3]!.options.sendInitialEvents, true, 'streaming is still on');
+    assert.ok(!words.lines.some((l) => /does not support/.test(l)), words.lines.join('\n'));
+    await t.stop();
+  });
+
+  test('a 400 about a selector (not about streaming) falls back to a list for that attempt, not for good', async () => {
+    const t = setup({ watchListEnabled: true });
+    t.lw.watches.push(
+      new ApiError(
+        status(400, 'BadRequest', { message: 'unable to parse requirement: found "x"' }),
+      ),
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    t.lw.lists.push(list('10', []));
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
+    await t.clock.waitForTimers(1);
+    await t.clock.runNext();
+    await t.lw.waitForCalls(4);
+    assert.equal(t.lw.calls[3]!.options.sendInitialEvents, true);
     await t.stop();
   });
 
