@@ -171,7 +171,7 @@ export interface ReadonlyIndexer<T> {
   hasIndex(indexName: string): boolean;
   /** The registered index functions, by name. */
   getIndexers(): Indexers<T>;
-  /** The resourceVersion given to the last `replace`, or `""` before any. */
+  /** The resourceVersion of the last `replace` or `bookmark`, or `""` before any. */
   lastSyncResourceVersion(): string;
 }
 
@@ -442,7 +442,15 @@ export class Indexer<T> {
   /** Does nothing, as client-go's store `Resync`. */
   resync(): void {}
 
-  /** The resourceVersion given to the last {@link Indexer.replace}, or `""`. */
+  /**
+   * The cache is current up to `resourceVersion` (a watch bookmark): only
+   * {@link Indexer.lastSyncResourceVersion} changes.
+   */
+  bookmark(resourceVersion: string): void {
+    this.#resourceVersion = resourceVersion;
+  }
+
+  /** The resourceVersion of the last {@link Indexer.replace} or {@link Indexer.bookmark}, or `""`. */
   lastSyncResourceVersion(): string {
     return this.#resourceVersion;
   }

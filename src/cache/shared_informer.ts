@@ -430,6 +430,7 @@ export class SharedIndexInformer<T extends KubeObject> {
         }
         return;
       case 'Bookmark':
+        this.#indexer.bookmark(d.resourceVersion);
         return;
       case 'Deleted':
         this.#applyDelete(d);
