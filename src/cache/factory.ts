@@ -63,6 +63,7 @@ import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import type { TransformFunc } from './delta_fifo.js';
 import type { Indexers } from './indexer.js';
+import { metaNamespaceIndexFunc, namespaceIndex } from './indexer.js';
 import { listWatchFromClient } from './listwatch.js';
 import { SharedIndexInformer } from './shared_informer.js';
 import type { SharedIndexInformerOptions } from './shared_informer.js';
@@ -136,7 +137,10 @@ export interface InformerForOptions<T> {
   tweakListOptions?: TweakListOptionsFunc;
   /** Transform before caching; replaces the factory's. */
   transform?: TransformFunc<T>;
-  /** Index functions; default `{ namespace: metaNamespaceIndexFunc }`. */
+  /**
+   * Index functions added to the namespace index (`namespace: metaNamespaceIndexFunc`)
+   * every factory informer has; a function under the name `namespace` replaces it.
+   */
   indexers?: Indexers<T>;
 }
 
@@ -418,7 +422,8 @@ export class SharedInformerFactory {
       logger: this.#logger,
       ...(resyncPeriodMs !== undefined ? { resyncPeriodMs } : {}),
       ...(transform !== undefined ? { transform } : {}),
-      ...(options.indexers !== undefined ? { indexers: options.indexers } : {}),
+      // Per-call indexes add to the namespace index every typed informer has.
+      indexers: { [namespaceIndex]: metaNamespaceIndexFunc, ...options.indexers },
     });
     this.#entries.set(key, {
       informer: informer as unknown as SharedIndexInformer<KubeObject>,

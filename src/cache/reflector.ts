@@ -81,7 +81,10 @@ export interface ReflectorOptions<T> {
   backoffResetMs?: number;
   /**
    * Restart a watch that delivers no event (bookmarks included) for this long, in ms: the
-   * connection is presumed dead. Default 5 min; 0 disables.
+   * connection is presumed dead. 0 disables. Default: one minute longer than the longest
+   * watch timeout the reflector asks the server for (2 × `minWatchTimeoutSeconds`, so
+   * 11 min by default), so a quiet resource's watch is closed by the server, never
+   * reported idle.
    */
   idleTimeoutMs?: number;
   /** Watches ask the server for a timeout uniformly random in [min, 2·min] s. Default 300. */
@@ -96,6 +99,14 @@ export interface ReflectorOptions<T> {
   watchErrorHandler?: (error: unknown, reflector: Reflector<T>) => void;
   /** Source of randomness in [0, 1) (tests pin it). */
   random?: () => number;
+}
+
+/**
+ * The default idle timeout for a reflector whose watches ask for `timeoutSeconds` in
+ * [min, 2·min]: the longest of those plus one minute, in ms.
+ */
+export function defaultIdleTimeoutMs(minWatchTimeoutSeconds: number): number {
+  return (2 * minWatchTimeoutSeconds + 60) * 1000;
 }
 
 /** A watch that the server closed within a second without sending anything. */
@@ -242,8 +253,9 @@ export class Reflector<T> {
     this.#shouldResync = options.shouldResync;
     this.#pageSize = options.pageSize;
     this.#watchListEnabled = options.watchListEnabled ?? false;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    this.#idleTimeoutMs =
+      options.idleTimeoutMs ?? defaultIdleTimeoutMs(this.#minWatchTimeoutSeconds);
     this.#keyFunction = options.keyFunction ?? deletionHandlingMetaNamespaceKeyFunc;
     this.#backoffOptions = options.backoff ?? defaultReflectorBackoff;
     this.#backoffResetMs = options.backoffResetMs ?? defaultBackoffResetMs;

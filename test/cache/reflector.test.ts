@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  defaultIdleTimeoutMs,
   Reflector,
   VeryShortWatchError,
   WatchIdleTimeoutError,
@@ -482,6 +483,24 @@ describe('Reflector watch', () => {
     assert.ok(t.errors[0] instanceof WatchIdleTimeoutError);
     assert.deepEqual(t.lw.verbs(), ['list', 'watch', 'watch']);
     assert.equal(t.lw.calls[2]!.options.resourceVersion, '15');
+    await t.stop();
+  });
+
+  test('the default idle timeout is longer than the longest watch timeout asked of the server: a quiet resource is closed by the server, never reported idle', async () => {
+    // random → 0.999: the watch asks for the longest timeout, 599 s.
+    const t = setup({ random: () => 0.999 });
+    t.lw.lists.push(list('10', []));
+    const s = new Stream();
+    t.lw.watches.push(s, new Stream());
+    await t.lw.waitForCalls(2);
+    const timeoutSeconds = t.lw.calls[1]!.options.timeoutSeconds!;
+    assert.equal(timeoutSeconds, 599);
+    await t.clock.advance(timeoutSeconds * 1000);
+    assert.equal(t.lw.calls.length, 2, 'no idle restart before the server timeout');
+    s.end(); // the server's timeout closes the quiet watch
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.errors, [], 'nothing reported for a quiet resource');
+    assert.ok(defaultIdleTimeoutMs(300) > 600_000);
     await t.stop();
   });
 
