@@ -5,7 +5,7 @@
  * @module
  */
 export type { ListerWatcher } from './listwatch.js';
-export { listWatchFromClient } from './listwatch.js';
+export { listWatchFromClient, validateSelectors } from './listwatch.js';
 export type { ListWatchClient, ListWatchFromClientOptions } from './listwatch.js';
 export { DeltaFIFO, FIFOClosedError, newestDelta, oldestDelta } from './delta_fifo.js';
 export type {
@@ -34,8 +34,9 @@ export {
   WatchIdleTimeoutError,
   WatchListUnsupportedError,
   ReflectorAlreadyRunningError,
+  defaultIdleTimeoutMs,
 } from './reflector.js';
-export type { ReflectorOptions, ReflectorStore } from './reflector.js';
+export type { LastError, ReflectorOptions, ReflectorStore } from './reflector.js';
 export { SelectorParseError } from './selector_error.js';
 export {
   parseLabelSelector,
@@ -100,8 +101,14 @@ export type {
 } from './shared_informer.js';
 export { RingGrowing } from './processor.js';
 export type { ResourceEventHandler, HandlerErrorHook } from './processor.js';
-export { waitForCacheSync, waitForCacheSyncWithOptions, cacheSyncPollIntervalMs } from './wait.js';
-export type { WaitForCacheSyncOptions } from './wait.js';
+export {
+  waitForCacheSync,
+  waitForCacheSyncWithOptions,
+  waitForInformersSync,
+  cacheSyncPollIntervalMs,
+  CacheSyncTimeoutError,
+} from './wait.js';
+export type { WaitForCacheSyncOptions, SyncSource, NotSynced } from './wait.js';
 export { stripManagedFields } from './transforms.js';
 export { SharedInformerFactory, informerKey } from './factory.js';
 export type {

@@ -109,6 +109,28 @@ export function defaultIdleTimeoutMs(minWatchTimeoutSeconds: number): number {
   return (2 * minWatchTimeoutSeconds + 60) * 1000;
 }
 
+/** The last error that ended a list or a watch, and since when that cause has persisted. */
+export interface LastError {
+  /** The error (an `ApiError` for an answer of the server). */
+  readonly error: unknown;
+  /** Clock time (ms) of the first failure in the current run of this same cause. */
+  readonly sinceMs: number;
+}
+
+/**
+ * An answer that retrying cannot fix by itself (400, 401, 403, 404): bad request,
+ * credentials, permissions, a resource the server does not serve.
+ */
+function isPermanent(err: unknown): err is ApiError {
+  return err instanceof ApiError && [400, 401, 403, 404].includes(err.code);
+}
+
+/** What makes two errors "the same cause" for logging and {@link LastError.sinceMs}. */
+function causeOf(err: unknown): string {
+  if (err instanceof ApiError) return `${err.code} ${err.message}`;
+  return err instanceof Error ? `${err.name} ${err.message}` : String(err);
+}
+
 /** A watch that the server closed within a second without sending anything. */
 export class VeryShortWatchError extends KubeControllerKitError {
   /** @param name - the reflector. */
@@ -230,6 +252,9 @@ export class Reflector<T> {
   #rvUnavailable = false;
   #paginatedResult = false;
   #running = false;
+  #lastError: (LastError & { readonly cause: string }) | undefined;
+  /** Permanent causes already logged at error level since the last healthy watch. */
+  readonly #loggedCauses = new Set<string>();
   /** False while a watch started at `""`/`"0"` has delivered only ADDED events. */
   #trackingStarted = true;
 
@@ -266,6 +291,15 @@ export class Reflector<T> {
   /** The resourceVersion of the last list, event or bookmark applied to the store (`""` before the first). */
   lastSyncResourceVersion(): string {
     return this.#lastSyncResourceVersion;
+  }
+
+  /**
+   * The last error that ended a list or a watch, and since when (clock ms) that same
+   * cause has persisted; undefined once a watch has started again. For readiness checks.
+   */
+  lastError(): LastError | undefined {
+    const e = this.#lastError;
+    return e === undefined ? undefined : { error: e.error, sinceMs: e.sinceMs };
   }
 
   /**
@@ -589,6 +623,9 @@ export class Reflector<T> {
         if (signal.aborted) return { kind: 'aborted' };
         return { kind: 'error', error: err };
       }
+      // The server accepted a watch: whatever failed before is over.
+      this.#lastError = undefined;
+      this.#loggedCauses.clear();
       if (this.#idleTimeoutMs > 0) armIdle(this.#idleTimeoutMs);
       if (options.sendInitialEvents !== true) armResync();
       try {
@@ -700,6 +737,9 @@ export class Reflector<T> {
   // ── Errors ───────────────────────────────────────────────────────────────────────────
 
   #reportError(err: unknown): void {
+    const cause = causeOf(err);
+    const sinceMs = this.#lastError?.cause === cause ? this.#lastError.sinceMs : this.#clock.now();
+    this.#lastError = { error: err, sinceMs, cause };
     try {
       this.#watchErrorHandler(err, this);
     } catch (handlerError) {
@@ -710,6 +750,18 @@ export class Reflector<T> {
   }
 
   #defaultErrorHandler(err: unknown): void {
+    if (isPermanent(err)) {
+      // Once per distinct cause at error level, in the server's words; repeats at debug.
+      const cause = causeOf(err);
+      const message = `${this.name}: ${errorMessage(err)}; retrying with backoff`;
+      if (this.#loggedCauses.has(cause)) {
+        this.#logger.debug(message);
+      } else {
+        this.#loggedCauses.add(cause);
+        this.#logger.error(message, { code: err.code, reason: err.reason });
+      }
+      return;
+    }
     if (isGone(err)) {
       this.#logger.info(`${this.name}: watch closed: ${errorMessage(err)}`);
     } else {

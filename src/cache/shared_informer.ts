@@ -40,6 +40,7 @@ import { NotificationKind, ProcessorListener, SharedProcessor } from './processo
 import { RealFIFO } from './real_fifo.js';
 import type { RealFIFODelta } from './real_fifo.js';
 import { Reflector } from './reflector.js';
+import type { LastError } from './reflector.js';
 
 /** The smallest per-handler resync period; shorter ones are raised to it (client-go's). */
 export const minimumResyncPeriodMs = 1000;
@@ -211,6 +212,16 @@ export class SharedIndexInformer<T extends KubeObject> {
   /** The resourceVersion of the last list, event or bookmark seen (`""` before any). */
   lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /**
+   * The last error that ended one of the reflector's lists or watches (an `ApiError` for
+   * a 403, a 404…) and since when (clock ms) that cause has persisted; undefined before
+   * any error and once a watch has started again. Use it in readiness checks and to say
+   * why an informer does not sync.
+   */
+  lastError(): LastError | undefined {
+    return this.#reflector?.lastError();
   }
 
   /** True once `run()` has returned (its signal aborted). */

@@ -504,6 +504,58 @@ describe('Reflector watch', () => {
     await t.stop();
   });
 
+  test("a 403 on list is logged at error level once per distinct cause, in the server's words, retried with backoff, and visible as lastError since its first occurrence until a watch starts", async () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: (m) => void lines.push(`debug ${m}`),
+      info: () => {},
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+    };
+    const forbidden = (): ApiError =>
+      new ApiError(
+        status(403, 'Forbidden', {
+          message:
+            'pods is forbidden: User "system:serviceaccount:x:y" cannot list resource "pods"',
+        }),
+      );
+    const clock = new FakeClock(1000);
+    const lw = new ScriptedLW(clock);
+    const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
+      name: 'pods',
+      clock,
+      logger,
+      random: () => 0,
+    });
+    lw.lists.push(forbidden(), forbidden(), apiError(404, 'NotFound'), list('10', []));
+    lw.watches.push(new Stream());
+    const ac = new AbortController();
+    const done = reflector.run(ac.signal);
+    await lw.waitForCalls(1);
+    await clock.waitForTimers(1);
+    assert.equal(reflector.lastError()?.sinceMs, 1000);
+    await clock.runNext();
+    await lw.waitForCalls(2);
+    await clock.waitForTimers(1);
+    assert.equal(reflector.lastError()?.sinceMs, 1000, 'the same cause keeps its start time');
+    assert.match(String(reflector.lastError()?.error), /cannot list resource "pods"/);
+    await clock.runNext();
+    await lw.waitForCalls(3);
+    await clock.waitForTimers(1);
+    assert.ok(reflector.lastError()!.sinceMs > 1000, 'a new cause starts a new period');
+    const errors = lines.filter((l) => l.startsWith('error'));
+    assert.equal(errors.length, 2, lines.join('\n'));
+    assert.match(errors[0]!, /^error pods: pods is forbidden: .*cannot list resource "pods"/);
+    assert.match(errors[1]!, /NotFound/);
+    assert.ok(lines.some((l) => l.startsWith('debug pods: pods is forbidden')));
+    assert.ok(!lines.some((l) => l.startsWith('warn')));
+    await clock.runNext();
+    await lw.waitForCalls(5);
+    assert.equal(reflector.lastError(), undefined, 'cleared once a watch has started');
+    ac.abort();
+    await done;
+  });
+
   test('a throwing watchErrorHandler does not stop the reflector', async () => {
     const t = setup({
       watchErrorHandler: () => {
