@@ -1,13 +1,11 @@
 /**
- * Metrics: the Prometheus adapter (on prom-client, an optional peer dependency) and the
- * reflector metrics hooks. Public at `kube-controller-kit/metrics`.
+ * Metrics: the Prometheus adapter (on prom-client, an optional peer dependency). Public at
+ * `kube-controller-kit/metrics`.
  *
  * @module
  */
 export { PrometheusMetricsProvider, workqueueDurationBuckets } from './prometheus.js';
 export type { PrometheusMetricsProviderOptions } from './prometheus.js';
-export { noopReflectorMetricsProvider, reflectorMetricNames } from './reflector_metrics.js';
-export type { ReflectorMetricsProvider } from './reflector_metrics.js';
 export type {
   CounterMetric,
   GaugeMetric,

@@ -1,5 +1,5 @@
 /**
- * The Prometheus adapter: work queue and reflector metrics on prom-client.
+ * The Prometheus adapter: work queue metrics on prom-client.
  *
  * prom-client is an optional peer dependency; only this module imports it.
  *
@@ -15,8 +15,6 @@ import type {
   SettableGaugeMetric,
 } from '../workqueue/metrics.js';
 import { workqueueMetricNames } from '../workqueue/metrics.js';
-import type { ReflectorMetricsProvider } from './reflector_metrics.js';
-import { reflectorMetricNames } from './reflector_metrics.js';
 
 /** Options of {@link PrometheusMetricsProvider}. */
 export interface PrometheusMetricsProviderOptions {
@@ -35,7 +33,7 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
 );
 
 /**
- * Registers client-go's work queue metrics (and the reflector metrics) in a prom-client
+ * Registers client-go's work queue metrics in a prom-client
  * registry and hands queues their labelled series.
  *
  * @example
@@ -48,7 +46,7 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
  * // later: res.end(await registry.metrics())
  * ```
  */
-export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetricsProvider {
+export class PrometheusMetricsProvider implements MetricsProvider {
   readonly #depth: Gauge<'name'>;
   readonly #adds: Counter<'name'>;
   readonly #latency: Histogram<'name'>;
@@ -56,10 +54,6 @@ export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetr
   readonly #unfinished: Gauge<'name'>;
   readonly #longest: Gauge<'name'>;
   readonly #retries: Counter<'name'>;
-  readonly #lists: Counter<'name'>;
-  readonly #watches: Counter<'name'>;
-  readonly #watchEvents: Counter<'name'>;
-  readonly #lastRv: Gauge<'name'>;
 
   /** Create the metrics and register them in the registry. */
   constructor(options: PrometheusMetricsProviderOptions = {}) {
@@ -92,17 +86,6 @@ export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetr
       'How many seconds has the longest running processor for workqueue been running.',
     );
     this.#retries = counter(n.retries, 'Total number of retries handled by workqueue');
-    const r = reflectorMetricNames;
-    this.#lists = counter(r.lists, 'Total number of list requests made by the reflector');
-    this.#watches = counter(r.watches, 'Total number of watch requests made by the reflector');
-    this.#watchEvents = counter(
-      r.watchEvents,
-      'Total number of watch events received by the reflector',
-    );
-    this.#lastRv = gauge(
-      r.lastResourceVersionTimestamp,
-      'Unix time in seconds when the reflector last saw a new resourceVersion',
-    );
   }
 
   /** {@inheritDoc MetricsProvider.newDepthMetric} */
@@ -132,21 +115,5 @@ export class PrometheusMetricsProvider implements MetricsProvider, ReflectorMetr
   /** {@inheritDoc MetricsProvider.newRetriesMetric} */
   newRetriesMetric(name: string): CounterMetric {
     return this.#retries.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newListsMetric} */
-  newListsMetric(name: string): CounterMetric {
-    return this.#lists.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newWatchesMetric} */
-  newWatchesMetric(name: string): CounterMetric {
-    return this.#watches.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newWatchEventsMetric} */
-  newWatchEventsMetric(name: string): CounterMetric {
-    return this.#watchEvents.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newLastResourceVersionTimestampMetric} */
-  newLastResourceVersionTimestampMetric(name: string): SettableGaugeMetric {
-    return this.#lastRv.labels({ name });
   }
 }
