@@ -192,6 +192,11 @@ type WatchOutcome =
 
 const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
 
+/** A long list or streaming list logs its progress every this many objects… */
+const progressEveryObjects = 10_000;
+/** …or every this many ms, whichever comes first (streaming lists). */
+const progressEveryMs = 5_000;
+
 /** Find the first error in a cause chain carrying a Node network `code`. */
 function networkCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
@@ -369,6 +374,7 @@ export class Reflector<T> {
    */
   async #list(signal: AbortSignal): Promise<void> {
     const resourceVersion = this.#relistResourceVersion();
+    const startedAt = this.#clock.now();
     let result: { list: ObjectList<T>; paginated: boolean };
     try {
       result = await this.#pagedList(resourceVersion, signal);
@@ -388,6 +394,9 @@ export class Reflector<T> {
     this.#store.replace(result.list.items, listRV);
     this.#setLastSyncResourceVersion(listRV);
     this.#rvUnavailable = false;
+    this.#logger.info(
+      `${this.name}: listed ${result.list.items.length} objects in ${this.#clock.now() - startedAt} ms; resourceVersion ${listRV}`,
+    );
   }
 
   /**
@@ -436,7 +445,12 @@ export class Reflector<T> {
         items = [];
         listRV = page.metadata.resourceVersion ?? '';
       }
+      const before = items.length;
       for (const item of page.items) items.push(item);
+      if (
+        Math.floor(items.length / progressEveryObjects) > Math.floor(before / progressEveryObjects)
+      )
+        this.#logger.debug(`${this.name}: listing: ${items.length} objects so far`);
       if (token === '')
         return { list: { metadata: { resourceVersion: listRV }, items }, paginated };
       options = limit === undefined ? { continue: token } : { limit, continue: token };
@@ -464,8 +478,20 @@ export class Reflector<T> {
     const buffer = new Map<string, T>();
     let unsupported: string | undefined;
     let synced = false;
+    const startedAt = this.#clock.now();
+    let received = 0;
+    let lastProgressAt = startedAt;
     const outcome = await this.#runWatch(options, signal, (event) => {
       if (synced) return this.#applyEvent(event);
+      if (
+        ++received % progressEveryObjects === 0 ||
+        this.#clock.now() - lastProgressAt >= progressEveryMs
+      ) {
+        lastProgressAt = this.#clock.now();
+        this.#logger.info(
+          `${this.name}: streaming list: ${received} events so far, ${buffer.size} objects, ${lastProgressAt - startedAt} ms`,
+        );
+      }
       switch (event.type) {
         case 'ADDED':
         case 'MODIFIED':
@@ -485,8 +511,12 @@ export class Reflector<T> {
             return 'stop';
           }
           const rv = resourceVersionOf(event.object) ?? '';
+          const count = buffer.size;
           this.#store.replace([...buffer.values()], rv);
           buffer.clear();
+          this.#logger.info(
+            `${this.name}: streamed ${count} objects in ${this.#clock.now() - startedAt} ms; resourceVersion ${rv}`,
+          );
           this.#setLastSyncResourceVersion(rv);
           this.#rvUnavailable = false;
           synced = true;
@@ -558,6 +588,11 @@ export class Reflector<T> {
         return WATCHING;
       case 'error': {
         const err = outcome.error;
+        if (isGone(err) || isTooLargeResourceVersion(err)) {
+          this.#logger.info(
+            `${this.name}: relisting because resourceVersion ${this.#lastSyncResourceVersion} is too old (${errorMessage(err)})`,
+          );
+        }
         this.#reportError(err);
         if (isTooManyRequests(err) || isConnectionRefused(err)) return backoffThen('Watching', err);
         return backoffThen('Listing', err);
@@ -623,6 +658,9 @@ export class Reflector<T> {
         if (signal.aborted) return { kind: 'aborted' };
         return { kind: 'error', error: err };
       }
+      this.#logger.debug(
+        `${this.name}: ${options.sendInitialEvents === true ? 'streaming list' : 'watch'} started from resourceVersion ${JSON.stringify(options.resourceVersion ?? '')}`,
+      );
       // The server accepted a watch: whatever failed before is over.
       this.#lastError = undefined;
       this.#loggedCauses.clear();
@@ -763,7 +801,7 @@ export class Reflector<T> {
       return;
     }
     if (isGone(err)) {
-      this.#logger.info(`${this.name}: watch closed: ${errorMessage(err)}`);
+      this.#logger.debug(`${this.name}: watch closed: ${errorMessage(err)}`);
     } else {
       this.#logger.warn(`${this.name}: ${errorMessage(err)}`);
     }

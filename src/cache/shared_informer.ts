@@ -414,9 +414,14 @@ export class SharedIndexInformer<T extends KubeObject> {
         this.#apply(d, initial);
       }
     };
+    let loggedSynced = false;
     for (;;) {
       try {
         await fifo.popBatch(process, maxBatch);
+        if (!loggedSynced && fifo.hasSynced()) {
+          loggedSynced = true;
+          this.#logger.info(`${this.name}: synced; ${this.#indexer.size} objects cached`);
+        }
       } catch (err) {
         if (err instanceof FIFOClosedError) return;
         this.#logger.error(`${this.name}: processing a delta failed`, { error: errorMessage(err) });

@@ -799,3 +799,72 @@ describe('Reflector streaming list', () => {
     await t.stop();
   });
 });
+
+describe('Reflector progress logging', () => {
+  const linesLogger = () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: (m) => void lines.push(`debug ${m}`),
+      info: (m) => void lines.push(`info ${m}`),
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+    };
+    return { lines, logger };
+  };
+
+  test('a list logs "listed N objects in X ms" at info, a watch start its resourceVersion at debug, a 410 "relisting because" at info', async () => {
+    const words = linesLogger();
+    const t = setup({ logger: words.logger });
+    t.lw.lists.push(list('10', [pod('a', '1'), pod('b', '2')]), list('20', []));
+    t.lw.watches.push(
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    await t.lw.waitForCalls(2);
+    await t.clock.waitForTimers(1);
+    assert.ok(words.lines.includes('info reflector: listed 2 objects in 0 ms; resourceVersion 10'));
+    assert.ok(words.lines.includes('debug reflector: watch started from resourceVersion "10"'));
+    assert.ok(
+      words.lines.some((l) =>
+        /^info reflector: relisting because resourceVersion 10 is too old/.test(l),
+      ),
+      words.lines.join('\n'),
+    );
+    await t.stop();
+  });
+
+  test('a streaming list shows it is alive: a progress line every 5 s (or 10 000 objects) while streaming, then "streamed N objects in X ms"', async () => {
+    const words = linesLogger();
+    const t = setup({ watchListEnabled: true, logger: words.logger });
+    const s = new Stream();
+    t.lw.watches.push(s);
+    await t.lw.waitForCalls(1);
+    s.push({ type: 'ADDED', object: pod('a', '1') });
+    await flushAsync();
+    await t.clock.advance(5000);
+    s.push({ type: 'ADDED', object: pod('b', '2') });
+    await flushAsync();
+    assert.ok(
+      words.lines.some((l) =>
+        /^info reflector: streaming list: 2 events so far, 1 objects, 5000 ms/.test(l),
+      ),
+      words.lines.join('\n'),
+    );
+    await t.clock.advance(1000);
+    s.push({
+      type: 'BOOKMARK',
+      object: {
+        metadata: {
+          name: '',
+          resourceVersion: '7',
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      },
+    });
+    await flushAsync();
+    assert.ok(
+      words.lines.includes('info reflector: streamed 2 objects in 6000 ms; resourceVersion 7'),
+    );
+    await t.stop();
+  });
+});
