@@ -7,7 +7,9 @@
  * closed, destroyed, paused and poisoned watches, compaction — also while the watches are
  * down — server restarts, latency) and short real-time waits. {@link runSchedule} starts a
  * fresh in-memory API server, two informers (ConfigMaps of one namespace with paged lists;
- * Pods of every namespace through a label selector, with streaming lists and resync), three
+ * Pods of every namespace through a label selector, with streaming lists, resync and an
+ * index function that throws for one pod, `other/pod-5`, which must then be the only object
+ * missing from that cache and its handlers, with the skip logged), three
  * handlers on each (recording, slow, throwing) plus a recording one added a third of the
  * way through (it starts from the cache replay), and a controller; plays the schedule
  * (informers run on a {@link ScaledClock}); lifts every fault; waits (polling against a
