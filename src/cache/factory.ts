@@ -93,6 +93,9 @@ export type InformerTuning = Pick<
   | 'minWatchTimeoutSeconds'
   | 'random'
   | 'maxBatch'
+  | 'detectCacheMutations'
+  | 'cacheMutationCheckPeriodMs'
+  | 'onCacheMutation'
 >;
 
 /** Options of a {@link SharedInformerFactory}: defaults for every informer it makes. */

@@ -65,6 +65,13 @@ export {
 export type { FieldSelector, FieldRequirement } from './fields.js';
 export type { DeepReadonly } from './deep_readonly.js';
 export {
+  CacheMutationDetector,
+  CacheMutationError,
+  cacheMutationDetectorFromEnv,
+  deepCopy,
+  firstDifference,
+} from './mutation_detector.js';
+export {
   metaNamespaceKeyFunc,
   deletionHandlingMetaNamespaceKeyFunc,
   splitMetaNamespaceKey,

@@ -23,7 +23,7 @@
  */
 import type { GroupResource, KubeObject } from '../client/types.js';
 import type { BackoffOptions } from '../util/backoff.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
@@ -39,6 +39,8 @@ import type { HandlerErrorHook, ResourceEventHandler } from './processor.js';
 import { NotificationKind, ProcessorListener, SharedProcessor } from './processor.js';
 import { RealFIFO } from './real_fifo.js';
 import type { RealFIFODelta } from './real_fifo.js';
+import { CacheMutationDetector, cacheMutationDetectorFromEnv } from './mutation_detector.js';
+import type { CacheMutationError } from './mutation_detector.js';
 import { Reflector } from './reflector.js';
 import type { LastError } from './reflector.js';
 
@@ -92,6 +94,17 @@ export interface SharedIndexInformerOptions<T> {
   random?: () => number;
   /** Largest number of deltas applied per FIFO pop. Default 1000. */
   maxBatch?: number;
+  /**
+   * client-go's cache mutation detector: keep a copy of every cached object and report a
+   * {@link CacheMutationError} (naming the key and the field path) when one was mutated —
+   * checked every `cacheMutationCheckPeriodMs` and on each update or delete of that key.
+   * Default: on when `KUBE_CACHE_MUTATION_DETECTOR=true`. Costly: tests and debugging.
+   */
+  detectCacheMutations?: boolean;
+  /** How often the mutation detector checks every cached object (ms). Default 1000. */
+  cacheMutationCheckPeriodMs?: number;
+  /** Called with each cache mutation found (after it is logged at error level). */
+  onCacheMutation?: (error: CacheMutationError) => void;
 }
 
 /** Options of {@link SharedIndexInformer.addEventHandler}. */
@@ -181,6 +194,8 @@ export class SharedIndexInformer<T extends KubeObject> {
   #reflector: Reflector<T> | undefined;
   #lister: Lister<T> | undefined;
   #handlerCount = 0;
+  readonly #mutations: CacheMutationDetector | undefined;
+  readonly #mutationErrors: CacheMutationError[] = [];
 
   /**
    * @param listerWatcher - where objects come from (see `listWatchFromClient`).
@@ -202,6 +217,40 @@ export class SharedIndexInformer<T extends KubeObject> {
     });
     this.#reader = this.#indexer.reader();
     this.#processor = new SharedProcessor<T>(this.#clock);
+    if (options.detectCacheMutations ?? cacheMutationDetectorFromEnv()) {
+      this.#mutations = new CacheMutationDetector(this.name);
+    }
+  }
+
+  /** Every cache mutation the detector found so far (empty when it is off). */
+  cacheMutations(): readonly CacheMutationError[] {
+    return this.#mutationErrors;
+  }
+
+  #reportMutation(err: CacheMutationError | undefined): void {
+    if (err === undefined) return;
+    this.#mutationErrors.push(err);
+    this.#logger.error(err.message, { key: err.key, path: err.path });
+    try {
+      this.#options.onCacheMutation?.(err);
+    } catch (hookError) {
+      this.#logger.error(`${this.name}: onCacheMutation threw`, {
+        error: errorMessage(hookError),
+      });
+    }
+  }
+
+  #checkMutations(signal: AbortSignal): void {
+    const detector = this.#mutations;
+    if (detector === undefined || signal.aborted) return;
+    const period = this.#options.cacheMutationCheckPeriodMs ?? 1000;
+    let timer: Timer | undefined;
+    const tick = (): void => {
+      for (const err of detector.checkAll()) this.#reportMutation(err);
+      if (!signal.aborted) timer = this.#clock.setTimeout(tick, period);
+    };
+    timer = this.#clock.setTimeout(tick, period);
+    signal.addEventListener('abort', () => timer?.cancel(), { once: true });
   }
 
   /** True once the first list has been applied to the cache. */
@@ -390,6 +439,7 @@ export class SharedIndexInformer<T extends KubeObject> {
     });
     this.#reflector = reflector;
     this.#processor.start();
+    this.#checkMutations(signal);
     const onAbort = (): void => fifo.close();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -461,7 +511,9 @@ export class SharedIndexInformer<T extends KubeObject> {
     try {
       key = this.#indexer.keyOf(obj);
       const old = this.#indexer.getByKey(key);
+      if (this.#mutations !== undefined) this.#reportMutation(this.#mutations.checkKey(key));
       this.#indexer.update(obj);
+      this.#mutations?.record(key, obj);
       this.#notifyUpsert(old, obj, isInInitialList);
     } catch (err) {
       this.#cacheError(err, obj);
@@ -488,6 +540,11 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   #applyDelete(d: Delta<T>): void {
     try {
+      if (this.#mutations !== undefined) {
+        const key = this.#indexer.keyOf(d.object);
+        this.#reportMutation(this.#mutations.checkKey(key));
+        this.#mutations.forget(key);
+      }
       this.#indexer.delete(d.object);
     } catch (err) {
       this.#cacheError(err, d.object);
@@ -522,6 +579,9 @@ export class SharedIndexInformer<T extends KubeObject> {
         this.#cacheError(err, objects[i]);
       }
     }
+    if (this.#mutations !== undefined) {
+      for (const err of this.#mutations.checkAll()) this.#reportMutation(err);
+    }
     const before = new Map<string, T>();
     if (idx.size > 0) {
       for (const key of idx.listKeys()) before.set(key, idx.getByKey(key) as T);
@@ -534,6 +594,10 @@ export class SharedIndexInformer<T extends KubeObject> {
         this.#cacheError(err, obj);
       },
     );
+    if (this.#mutations !== undefined) {
+      this.#mutations.clear();
+      for (const key of idx.listKeys()) this.#mutations.record(key, idx.getByKey(key));
+    }
     if (this.#processor.size === 0) return;
     for (const [key, old] of before) {
       if (listed.has(key) && idx.hasKey(key)) continue;
