@@ -91,6 +91,12 @@ export interface ReflectorOptions<T> {
   minWatchTimeoutSeconds?: number;
   /** Key of an object, for the streaming list's buffer. Default `namespace/name`. */
   keyFunction?: KeyFunction<T>;
+  /**
+   * Applied to each object of a streaming list as it arrives, before it is buffered (as
+   * client-go's temporary store does), so a transform such as `stripManagedFields` lowers
+   * the memory peak of the sync. Must be idempotent: the store may apply it again.
+   */
+  transform?: (obj: T) => T;
   /** Source of time. */
   clock?: Clock;
   /** Where to log. */
@@ -249,6 +255,7 @@ export class Reflector<T> {
   readonly #idleTimeoutMs: number;
   readonly #minWatchTimeoutSeconds: number;
   readonly #keyFunction: KeyFunction<T>;
+  readonly #transform: ((obj: T) => T) | undefined;
   readonly #backoffOptions: BackoffOptions;
   readonly #backoffResetMs: number;
   readonly #watchErrorHandler: (error: unknown, reflector: Reflector<T>) => void;
@@ -287,6 +294,7 @@ export class Reflector<T> {
     this.#idleTimeoutMs =
       options.idleTimeoutMs ?? defaultIdleTimeoutMs(this.#minWatchTimeoutSeconds);
     this.#keyFunction = options.keyFunction ?? deletionHandlingMetaNamespaceKeyFunc;
+    this.#transform = options.transform;
     this.#backoffOptions = options.backoff ?? defaultReflectorBackoff;
     this.#backoffResetMs = options.backoffResetMs ?? defaultBackoffResetMs;
     this.#watchErrorHandler =
@@ -494,9 +502,11 @@ export class Reflector<T> {
       }
       switch (event.type) {
         case 'ADDED':
-        case 'MODIFIED':
-          buffer.set(this.#keyFunction(event.object), event.object);
+        case 'MODIFIED': {
+          const obj = this.#transform === undefined ? event.object : this.#transform(event.object);
+          buffer.set(this.#keyFunction(obj), obj);
           return undefined;
+        }
         case 'DELETED':
           buffer.delete(this.#keyFunction(event.object));
           return undefined;

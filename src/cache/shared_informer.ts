@@ -426,6 +426,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       logger: this.#logger,
       ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
       watchListEnabled: o.watchList ?? true,
+      ...(this.#transform !== undefined ? { transform: this.#transform } : {}),
       ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
       ...(o.backoff !== undefined ? { backoff: o.backoff } : {}),
       ...(o.backoffResetMs !== undefined ? { backoffResetMs: o.backoffResetMs } : {}),

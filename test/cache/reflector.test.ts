@@ -693,6 +693,32 @@ describe('Reflector streaming list', () => {
     await t.stop();
   });
 
+  test('the transform runs on each streamed object as it arrives, before the end bookmark, so the buffer holds transformed objects', async () => {
+    const seen: string[] = [];
+    const t = setup({
+      watchListEnabled: true,
+      transform: (o) => {
+        seen.push(o.metadata.name);
+        return { metadata: { ...o.metadata, annotations: { stripped: 'yes' } } };
+      },
+    });
+    const s = new Stream();
+    t.lw.watches.push(s);
+    await t.lw.waitForCalls(1);
+    s.push({ type: 'ADDED', object: pod('a', '5') }, { type: 'ADDED', object: pod('b', '6') });
+    await flushAsync();
+    assert.deepEqual(seen, ['a', 'b'], 'transformed before the end bookmark');
+    const replaced: Pod[][] = [];
+    t.store.replace = (items) => void replaced.push(items);
+    s.push(endBookmark('7'));
+    await flushAsync();
+    assert.deepEqual(
+      replaced[0]!.map((p) => p.metadata.annotations?.['stripped']),
+      ['yes', 'yes'],
+    );
+    await t.stop();
+  });
+
   test('a server that rejects sendInitialEvents (422) makes the reflector fall back to lists for good', async () => {
     const t = setup({ watchListEnabled: true });
     t.lw.watches.push(
