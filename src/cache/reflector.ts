@@ -189,6 +189,29 @@ type State =
 const LISTING: State = { phase: 'Listing' };
 const WATCHING: State = { phase: 'Watching' };
 
+/** Where the store stands: the data every state of the run loop reads and updates. */
+interface SyncPosition {
+  /** The resourceVersion of the last list, event or bookmark applied (`""` before any). */
+  resourceVersion: string;
+  /** A 410 made `resourceVersion` unusable: the next list asks for `""`. */
+  resourceVersionUnavailable: boolean;
+  /** The first `"0"` list came back paged (the watch cache is off): keep paging. */
+  paginatedResult: boolean;
+  /** False while a watch started at `""`/`"0"` has delivered only ADDED events. */
+  trackingStarted: boolean;
+}
+
+/** What handling one watch event asks of the watch loop. */
+type EventResult =
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'stop' } // end quietly, as an error-free close
+  | { readonly kind: 'synced' } // streaming list complete: start the resync timer
+  | { readonly kind: 'fail'; readonly error: unknown }; // end the watch with this error
+
+const CONTINUE: EventResult = { kind: 'continue' };
+const STOP: EventResult = { kind: 'stop' };
+const SYNCED: EventResult = { kind: 'synced' };
+
 /** How a single watch ended. */
 type WatchOutcome =
   | { readonly kind: 'closed' } // clean close or broken connection: re-watch
@@ -260,15 +283,17 @@ export class Reflector<T> {
   readonly #backoffResetMs: number;
   readonly #watchErrorHandler: (error: unknown, reflector: Reflector<T>) => void;
   #watchListEnabled: boolean;
-  #lastSyncResourceVersion = '';
-  #rvUnavailable = false;
-  #paginatedResult = false;
   #running = false;
+  /** What the loop knows about where the store stands; every state reads and updates it. */
+  readonly #sync: SyncPosition = {
+    resourceVersion: '',
+    resourceVersionUnavailable: false,
+    paginatedResult: false,
+    trackingStarted: true,
+  };
   #lastError: (LastError & { readonly cause: string }) | undefined;
   /** Permanent causes already logged at error level since the last healthy watch. */
   readonly #loggedCauses = new Set<string>();
-  /** False while a watch started at `""`/`"0"` has delivered only ADDED events. */
-  #trackingStarted = true;
 
   /**
    * @param listerWatcher - where objects come from.
@@ -303,7 +328,7 @@ export class Reflector<T> {
 
   /** The resourceVersion of the last list, event or bookmark applied to the store (`""` before the first). */
   lastSyncResourceVersion(): string {
-    return this.#lastSyncResourceVersion;
+    return this.#sync.resourceVersion;
   }
 
   /**
@@ -371,9 +396,9 @@ export class Reflector<T> {
 
   /** The resourceVersion to list at: `""` after a 410, `"0"` at first, else the last one synced. */
   #relistResourceVersion(): string {
-    if (this.#rvUnavailable) return '';
-    if (this.#lastSyncResourceVersion === '') return '0';
-    return this.#lastSyncResourceVersion;
+    if (this.#sync.resourceVersionUnavailable) return '';
+    if (this.#sync.resourceVersion === '') return '0';
+    return this.#sync.resourceVersion;
   }
 
   /**
@@ -394,14 +419,14 @@ export class Reflector<T> {
           error: errorMessage(err),
         },
       );
-      this.#rvUnavailable = true;
+      this.#sync.resourceVersionUnavailable = true;
       result = await this.#pagedList('', signal);
     }
-    if (resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
+    if (resourceVersion === '0' && result.paginated) this.#sync.paginatedResult = true;
     const listRV = result.list.metadata.resourceVersion ?? '';
     this.#store.replace(result.list.items, listRV);
     this.#setLastSyncResourceVersion(listRV);
-    this.#rvUnavailable = false;
+    this.#sync.resourceVersionUnavailable = false;
     this.#logger.info(
       `${this.name}: listed ${result.list.items.length} objects in ${this.#clock.now() - startedAt} ms; resourceVersion ${listRV}`,
     );
@@ -419,7 +444,7 @@ export class Reflector<T> {
     let limit: number | undefined = this.#pageSize ?? 500;
     if (
       this.#pageSize === undefined &&
-      !this.#paginatedResult &&
+      !this.#sync.paginatedResult &&
       resourceVersion !== '' &&
       resourceVersion !== '0'
     ) {
@@ -475,7 +500,7 @@ export class Reflector<T> {
    * parameters, or a bookmark without the end annotation).
    */
   async #watchList(signal: AbortSignal): Promise<State | undefined> {
-    const resourceVersion = this.#rvUnavailable ? '' : this.#lastSyncResourceVersion;
+    const resourceVersion = this.#sync.resourceVersionUnavailable ? '' : this.#sync.resourceVersion;
     const options: ListOptions = {
       resourceVersion,
       resourceVersionMatch: 'NotOlderThan',
@@ -489,7 +514,7 @@ export class Reflector<T> {
     const startedAt = this.#clock.now();
     let received = 0;
     let lastProgressAt = startedAt;
-    const outcome = await this.#runWatch(options, signal, (event) => {
+    const outcome = await this.#runWatch(options, signal, (event): EventResult => {
       if (synced) return this.#applyEvent(event);
       if (
         ++received % progressEveryObjects === 0 ||
@@ -505,20 +530,23 @@ export class Reflector<T> {
         case 'MODIFIED': {
           const obj = this.#transform === undefined ? event.object : this.#transform(event.object);
           buffer.set(this.#keyFunction(obj), obj);
-          return undefined;
+          return CONTINUE;
         }
         case 'DELETED':
           buffer.delete(this.#keyFunction(event.object));
-          return undefined;
+          return CONTINUE;
         case 'ERROR':
-          return new ApiError(event.object, { context: `${this.name}: streaming list` });
+          return {
+            kind: 'fail',
+            error: new ApiError(event.object, { context: `${this.name}: streaming list` }),
+          };
         case 'BOOKMARK': {
           const annotations = (
             event.object as { metadata?: { annotations?: Record<string, string> } }
           ).metadata?.annotations;
           if (annotations?.[initialEventsEndAnnotation] !== 'true') {
             unsupported = 'a bookmark arrived without the initial-events-end annotation';
-            return 'stop';
+            return STOP;
           }
           const rv = resourceVersionOf(event.object) ?? '';
           const count = buffer.size;
@@ -528,10 +556,10 @@ export class Reflector<T> {
             `${this.name}: streamed ${count} objects in ${this.#clock.now() - startedAt} ms; resourceVersion ${rv}`,
           );
           this.#setLastSyncResourceVersion(rv);
-          this.#rvUnavailable = false;
+          this.#sync.resourceVersionUnavailable = false;
           synced = true;
-          this.#trackingStarted = true;
-          return 'started-resync';
+          this.#sync.trackingStarted = true;
+          return SYNCED;
         }
       }
     });
@@ -539,7 +567,7 @@ export class Reflector<T> {
     if (!synced) {
       const err = outcome.kind === 'error' ? outcome.error : undefined;
       if (err !== undefined && (isGone(err) || isTooLargeResourceVersion(err))) {
-        this.#rvUnavailable = true;
+        this.#sync.resourceVersionUnavailable = true;
         throw err;
       }
       if (isTooManyRequests(err) || isConnectionRefused(err)) throw err as Error;
@@ -571,11 +599,11 @@ export class Reflector<T> {
   /** Watch from the last synced resourceVersion and decide, from how it ended, what next. */
   async #watching(signal: AbortSignal): Promise<State> {
     const options: ListOptions = {
-      resourceVersion: this.#lastSyncResourceVersion,
+      resourceVersion: this.#sync.resourceVersion,
       timeoutSeconds: this.#watchTimeoutSeconds(),
       allowWatchBookmarks: true,
     };
-    this.#trackingStarted = options.resourceVersion !== '' && options.resourceVersion !== '0';
+    this.#sync.trackingStarted = options.resourceVersion !== '' && options.resourceVersion !== '0';
     const outcome = await this.#runWatch(options, signal, (event) => this.#applyEvent(event));
     return this.#afterWatch(outcome);
   }
@@ -600,7 +628,7 @@ export class Reflector<T> {
         const err = outcome.error;
         if (isGone(err) || isTooLargeResourceVersion(err)) {
           this.#logger.info(
-            `${this.name}: relisting because resourceVersion ${this.#lastSyncResourceVersion} is too old (${errorMessage(err)})`,
+            `${this.name}: relisting because resourceVersion ${this.#sync.resourceVersion} is too old (${errorMessage(err)})`,
           );
         }
         this.#reportError(err);
@@ -620,13 +648,13 @@ export class Reflector<T> {
    * timeout, the resync timer, the very-short-watch rule and cleanup: when this resolves,
    * the stream is closed and no timer is left.
    *
-   * `onEvent` returns an error to end the watch with it, `'stop'` to end it quietly as an
-   * error-free close, `'started-resync'` to start the resync timer (streaming list done).
+   * `onEvent` says what next: go on, stop quietly (an error-free close), start the resync
+   * timer (streaming list done), or fail the watch with an error.
    */
   async #runWatch(
     options: ListOptions,
     signal: AbortSignal,
-    onEvent: (event: WatchEvent<T>) => unknown,
+    onEvent: (event: WatchEvent<T>) => EventResult,
   ): Promise<WatchOutcome> {
     const watchAc = new AbortController();
     const onAbort = (): void => watchAc.abort(signal.reason);
@@ -681,9 +709,9 @@ export class Reflector<T> {
           lastActivity = this.#clock.now();
           eventCount++;
           const result = onEvent(event);
-          if (result === 'stop') return { kind: 'closed' };
-          if (result === 'started-resync') armResync();
-          else if (result !== undefined) return { kind: 'error', error: result };
+          if (result.kind === 'stop') return { kind: 'closed' };
+          if (result.kind === 'synced') armResync();
+          else if (result.kind === 'fail') return { kind: 'error', error: result.error };
           if (watchAc.signal.aborted) break;
         }
       } catch (err) {
@@ -720,15 +748,18 @@ export class Reflector<T> {
    * `""` or `"0"` begins with synthetic ADDED events in no particular version order, so
    * tracking starts only at the first event of another type.
    */
-  #applyEvent(event: WatchEvent<T>): unknown {
+  #applyEvent(event: WatchEvent<T>): EventResult {
     if (event.type === 'ERROR')
-      return new ApiError(event.object, { context: `${this.name}: watch` });
+      return {
+        kind: 'fail',
+        error: new ApiError(event.object, { context: `${this.name}: watch` }),
+      };
     const obj = event.object;
     if (obj === null || typeof obj !== 'object') {
       this.#logger.warn(
         `${this.name}: skipping a ${event.type} event whose object is not an object`,
       );
-      return undefined;
+      return CONTINUE;
     }
     try {
       switch (event.type) {
@@ -753,15 +784,15 @@ export class Reflector<T> {
       });
     }
     const rv = resourceVersionOf(obj);
-    if (rv !== undefined && (this.#trackingStarted || event.type !== 'ADDED')) {
-      this.#trackingStarted = true;
+    if (rv !== undefined && (this.#sync.trackingStarted || event.type !== 'ADDED')) {
+      this.#sync.trackingStarted = true;
       this.#setLastSyncResourceVersion(rv);
     }
-    return undefined;
+    return CONTINUE;
   }
 
   #setLastSyncResourceVersion(rv: string): void {
-    this.#lastSyncResourceVersion = rv;
+    this.#sync.resourceVersion = rv;
   }
 
   // ── BackingOff ───────────────────────────────────────────────────────────────────────
