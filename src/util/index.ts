@@ -16,3 +16,4 @@ export {
   defaultBackoffResetMs,
 } from './backoff.js';
 export type { BackoffOptions, DelayWithResetOptions } from './backoff.js';
+export { Deque } from './deque.js';
