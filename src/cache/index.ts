@@ -35,6 +35,7 @@ export {
   WatchListUnsupportedError,
   ReflectorAlreadyRunningError,
   defaultIdleTimeoutMs,
+  defaultWatchListEnabled,
 } from './reflector.js';
 export type { LastError, ReflectorOptions, ReflectorStore } from './reflector.js';
 export { SelectorParseError } from './selector_error.js';

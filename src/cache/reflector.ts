@@ -72,7 +72,9 @@ export interface ReflectorOptions<T> {
   /**
    * Try a streaming list (a watch with `sendInitialEvents`) before listing. A stream that
    * breaks before its end bookmark falls back to a list for that attempt only; a server
-   * that rejects or ignores the parameters turns streaming lists off for good. Default false.
+   * that rejects or ignores the parameters turns streaming lists off for good. Default
+   * {@link defaultWatchListEnabled} (true, as client-go 1.35+'s `WatchListClient`); the
+   * informer and the factories inherit it.
    */
   watchListEnabled?: boolean;
   /** Backoff between failures. Default 800 ms, ×2, jitter 1.0, cap 30 s. */
@@ -106,6 +108,12 @@ export interface ReflectorOptions<T> {
   /** Source of randomness in [0, 1) (tests pin it). */
   random?: () => number;
 }
+
+/**
+ * Whether reflectors (and so informers and factories) start with a streaming list when not
+ * told otherwise: true, as client-go 1.35+. The one place this default lives.
+ */
+export const defaultWatchListEnabled = true;
 
 /**
  * The default idle timeout for a reflector whose watches ask for `timeoutSeconds` in
@@ -314,7 +322,7 @@ export class Reflector<T> {
     this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.#shouldResync = options.shouldResync;
     this.#pageSize = options.pageSize;
-    this.#watchListEnabled = options.watchListEnabled ?? false;
+    this.#watchListEnabled = options.watchListEnabled ?? defaultWatchListEnabled;
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
     this.#idleTimeoutMs =
       options.idleTimeoutMs ?? defaultIdleTimeoutMs(this.#minWatchTimeoutSeconds);

@@ -78,7 +78,7 @@ export interface SharedIndexInformerOptions<T> {
   /**
    * Reflector: start with a streaming list (a watch with `sendInitialEvents`) instead of
    * a list; falls back to paged lists for good when the server does not support it.
-   * Default true (client-go 1.35+'s `WatchListClient`): no giant list response to hold
+   * Default: the reflector's `defaultWatchListEnabled`, true (client-go 1.35+'s `WatchListClient`): no giant list response to hold
    * and parse, so a faster sync and a far lower memory peak (see docs/performance.md).
    */
   watchList?: boolean;
@@ -425,7 +425,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       clock: this.#clock,
       logger: this.#logger,
       ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-      watchListEnabled: o.watchList ?? true,
+      ...(o.watchList !== undefined ? { watchListEnabled: o.watchList } : {}),
       ...(this.#transform !== undefined ? { transform: this.#transform } : {}),
       ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
       ...(o.backoff !== undefined ? { backoff: o.backoff } : {}),

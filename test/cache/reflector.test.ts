@@ -130,6 +130,7 @@ function setup(options: ReflectorOptions<Pod> = {}) {
     clock,
     logger: noopLogger,
     random: () => 0,
+    watchListEnabled: false,
     watchErrorHandler: (e) => void errors.push(e),
     ...options,
   });
@@ -526,6 +527,7 @@ describe('Reflector watch', () => {
       clock,
       logger,
       random: () => 0,
+      watchListEnabled: false,
     });
     lw.lists.push(forbidden(), forbidden(), apiError(404, 'NotFound'), list('10', []));
     lw.watches.push(new Stream());
