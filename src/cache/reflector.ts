@@ -116,8 +116,8 @@ export interface ReflectorOptions<T> {
 export const defaultWatchListEnabled = true;
 
 /**
- * The default idle timeout for a reflector whose watches ask for `timeoutSeconds` in
- * [min, 2·min]: the longest of those plus one minute, in ms.
+ * The default idle timeout for a reflector whose watches ask for `timeoutSeconds`
+ * from min to 2·min seconds: the longest of those plus one minute, in ms.
  */
 export function defaultIdleTimeoutMs(minWatchTimeoutSeconds: number): number {
   return (2 * minWatchTimeoutSeconds + 60) * 1000;
