@@ -84,7 +84,7 @@ async function ours(chunks: Buffer[], n: number, variant: Variant): Promise<numb
   const cache = new Indexer<BenchPod>();
   const ac = new AbortController();
   const lw = streamingLW(chunks, ac);
-  const opts = { logger: noopLogger, idleTimeoutMs: 0 };
+  const opts = { logger: noopLogger, idleTimeoutMs: 0, watchListEnabled: false };
   let drain: Promise<void> = Promise.resolve();
   let store: ReflectorStore<BenchPod>;
   if (variant === 'indexer') {
@@ -198,6 +198,7 @@ async function child(mode: string, url: string, n: number): Promise<void> {
     await new Reflector<BenchPod>(lw, store, {
       logger: noopLogger,
       pageSize: 500,
+      watchListEnabled: false,
     }).run(ac.signal);
     peak = Math.max(peak, process.memoryUsage().rss);
     if (cache.listKeys().length !== n) throw new Error(`cache has ${cache.listKeys().length}`);

@@ -63,10 +63,13 @@ import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import type { TransformFunc } from './delta_fifo.js';
 import type { Indexers } from './indexer.js';
-import { listWatchFromClient } from './listwatch.js';
+import { metaNamespaceIndexFunc, namespaceIndex } from './indexer.js';
+import { listWatchFromClient, validateSelectors } from './listwatch.js';
 import { SharedIndexInformer } from './shared_informer.js';
 import type { SharedIndexInformerOptions } from './shared_informer.js';
-import { waitForCacheSyncWithOptions } from './wait.js';
+import { waitForInformersSync } from './wait.js';
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- named in TSDoc
+import type { CacheSyncTimeoutError } from './wait.js';
 
 /** A transform that fits every object type, such as `stripManagedFields`. */
 export type GenericTransform = <O extends KubeObject>(obj: O) => O;
@@ -90,6 +93,9 @@ export type InformerTuning = Pick<
   | 'minWatchTimeoutSeconds'
   | 'random'
   | 'maxBatch'
+  | 'detectCacheMutations'
+  | 'cacheMutationCheckPeriodMs'
+  | 'onCacheMutation'
 >;
 
 /** Options of a {@link SharedInformerFactory}: defaults for every informer it makes. */
@@ -136,7 +142,10 @@ export interface InformerForOptions<T> {
   tweakListOptions?: TweakListOptionsFunc;
   /** Transform before caching; replaces the factory's. */
   transform?: TransformFunc<T>;
-  /** Index functions; default `{ namespace: metaNamespaceIndexFunc }`. */
+  /**
+   * Index functions added to the namespace index (`namespace: metaNamespaceIndexFunc`)
+   * every factory informer has; a function under the name `namespace` replaces it.
+   */
   indexers?: Indexers<T>;
 }
 
@@ -210,8 +219,10 @@ export class SharedInformerFactory {
   /**
    * @param source - a client-node KubeConfig (1.x or 2.x) or a shared Transport.
    * @param options - defaults for every informer.
+   * @throws `SelectorParseError` when `labelSelector` or `fieldSelector` is malformed.
    */
   constructor(source: Transport | KubeConfigLike, options: SharedInformerFactoryOptions = {}) {
+    validateSelectors(options);
     this.transport = toTransport(source, options.transportOptions);
     this.#options = options;
     this.#clock = options.clock ?? realClock;
@@ -226,6 +237,7 @@ export class SharedInformerFactory {
   /**
    * The shared informer for `resource` with these options, created on first use.
    *
+   * @throws `SelectorParseError` when a selector (the call's or the factory's) is malformed.
    * @typeParam T - the object type, carried by the ApiResource.
    */
   forResource<T extends KubeObject>(
@@ -323,18 +335,28 @@ export class SharedInformerFactory {
 
   /**
    * Wait until every started informer has synced, or `signal` aborts, or it stops.
-   * Resolves to each started informer's key and whether it synced; never rejects.
+   * Resolves to each started informer's key and whether it synced.
+   *
+   * @param options - `timeoutMs`: give up after this long.
+   * @throws {@link CacheSyncTimeoutError} when `timeoutMs` elapses first, naming each
+   *   informer that did not sync and its last error (e.g. a 403 in the server's words).
    */
-  async waitForCacheSync(signal: AbortSignal): Promise<Map<string, boolean>> {
+  async waitForCacheSync(
+    signal: AbortSignal,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Map<string, boolean>> {
     const started = [...this.#entries].filter(([, e]) => e.running !== undefined);
-    await waitForCacheSyncWithOptions(
+    await waitForInformersSync(
       signal,
-      started.map(
-        ([, e]) =>
-          () =>
-            e.informer.hasSynced() || e.informer.isStopped(),
-      ),
-      { clock: this.#clock },
+      started.map(([key, e]) => ({
+        name: key,
+        hasSynced: () => e.informer.hasSynced() || e.informer.isStopped(),
+        lastError: () => e.informer.lastError(),
+      })),
+      {
+        clock: this.#clock,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      },
     );
     return new Map(started.map(([k, e]) => [k, e.informer.hasSynced()]));
   }
@@ -418,7 +440,8 @@ export class SharedInformerFactory {
       logger: this.#logger,
       ...(resyncPeriodMs !== undefined ? { resyncPeriodMs } : {}),
       ...(transform !== undefined ? { transform } : {}),
-      ...(options.indexers !== undefined ? { indexers: options.indexers } : {}),
+      // Per-call indexes add to the namespace index every typed informer has.
+      indexers: { [namespaceIndex]: metaNamespaceIndexFunc, ...options.indexers },
     });
     this.#entries.set(key, {
       informer: informer as unknown as SharedIndexInformer<KubeObject>,

@@ -5,7 +5,7 @@
  * @module
  */
 export type { ListerWatcher } from './listwatch.js';
-export { listWatchFromClient } from './listwatch.js';
+export { listWatchFromClient, validateSelectors } from './listwatch.js';
 export type { ListWatchClient, ListWatchFromClientOptions } from './listwatch.js';
 export { DeltaFIFO, FIFOClosedError, newestDelta, oldestDelta } from './delta_fifo.js';
 export type {
@@ -34,8 +34,10 @@ export {
   WatchIdleTimeoutError,
   WatchListUnsupportedError,
   ReflectorAlreadyRunningError,
+  defaultIdleTimeoutMs,
+  defaultWatchListEnabled,
 } from './reflector.js';
-export type { ReflectorOptions, ReflectorStore } from './reflector.js';
+export type { LastError, ReflectorOptions, ReflectorStore } from './reflector.js';
 export { SelectorParseError } from '../apimachinery/selector_error.js';
 export {
   parseLabelSelector,
@@ -63,6 +65,13 @@ export {
 } from '../apimachinery/fields.js';
 export type { FieldSelector, FieldRequirement } from '../apimachinery/fields.js';
 export type { DeepReadonly } from './deep_readonly.js';
+export {
+  CacheMutationDetector,
+  CacheMutationError,
+  cacheMutationDetectorFromEnv,
+  deepCopy,
+  firstDifference,
+} from './mutation_detector.js';
 export {
   metaNamespaceKeyFunc,
   deletionHandlingMetaNamespaceKeyFunc,
@@ -100,8 +109,14 @@ export type {
 } from './shared_informer.js';
 export { RingGrowing } from './processor.js';
 export type { ResourceEventHandler, HandlerErrorHook } from './processor.js';
-export { waitForCacheSync, waitForCacheSyncWithOptions, cacheSyncPollIntervalMs } from './wait.js';
-export type { WaitForCacheSyncOptions } from './wait.js';
+export {
+  waitForCacheSync,
+  waitForCacheSyncWithOptions,
+  waitForInformersSync,
+  cacheSyncPollIntervalMs,
+  CacheSyncTimeoutError,
+} from './wait.js';
+export type { WaitForCacheSyncOptions, SyncSource, NotSynced } from './wait.js';
 export { stripManagedFields } from './transforms.js';
 export { SharedInformerFactory, informerKey } from './factory.js';
 export type {

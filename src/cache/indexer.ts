@@ -19,7 +19,8 @@
  * index function throws (or returns something that is not an array of strings), the write
  * is rejected with a {@link KeyError} or {@link IndexFuncError} and the store and every
  * index are exactly as they were before the call. This holds for `add`, `update`,
- * `replace` (all or nothing) and `addIndexers` (all or nothing).
+ * `replace` (all or nothing, or per object when given an `onReject` callback, as the
+ * informer does) and `addIndexers` (all or nothing).
  *
  * **Writer and reader.** Only the informer should write. Hand listers and user code
  * {@link Indexer.reader}, a view with only the read methods whose objects are typed
@@ -170,7 +171,7 @@ export interface ReadonlyIndexer<T> {
   hasIndex(indexName: string): boolean;
   /** The registered index functions, by name. */
   getIndexers(): Indexers<T>;
-  /** The resourceVersion given to the last `replace`, or `""` before any. */
+  /** The resourceVersion of the last `replace` or `bookmark`, or `""` before any. */
   lastSyncResourceVersion(): string;
 }
 
@@ -397,17 +398,34 @@ export class Indexer<T> {
   /**
    * Replaces the whole content with `list` and rebuilds every index; remembers
    * `resourceVersion` (see {@link Indexer.lastSyncResourceVersion}). Later duplicates of a
-   * key win. All or nothing.
+   * key win.
    *
-   * @throws {@link KeyError} or {@link IndexFuncError}; the cache is then unchanged.
+   * Without `onReject` it is all or nothing: the first object whose key or index function
+   * fails rejects the whole call. With `onReject`, each such object is left out (it is not
+   * stored under any key or index: the write of one object stays all or nothing), reported
+   * to `onReject` with its error, and every other object is stored.
+   *
+   * @throws {@link KeyError} or {@link IndexFuncError} (only without `onReject`); the cache
+   *   is then unchanged.
    */
-  replace(list: Iterable<T>, resourceVersion: string): void {
+  replace(
+    list: Iterable<T>,
+    resourceVersion: string,
+    onReject?: (obj: T, error: KeyError | IndexFuncError) => void,
+  ): void {
     const n = this.#funcs.length;
     const items = new Map<string, Entry<T>>();
     for (const obj of list) {
-      const key = this.keyOf(obj);
+      let key: string;
       const values = new Array<readonly string[]>(n);
-      for (let i = 0; i < n; i++) values[i] = this.#compute(i, obj, key);
+      try {
+        key = this.keyOf(obj);
+        for (let i = 0; i < n; i++) values[i] = this.#compute(i, obj, key);
+      } catch (err) {
+        if (onReject === undefined) throw err;
+        onReject(obj, err as KeyError | IndexFuncError);
+        continue;
+      }
       items.set(key, { obj, values });
     }
     const indices: Map<string, Set<string>>[] = [];
@@ -424,7 +442,15 @@ export class Indexer<T> {
   /** Does nothing, as client-go's store `Resync`. */
   resync(): void {}
 
-  /** The resourceVersion given to the last {@link Indexer.replace}, or `""`. */
+  /**
+   * The cache is current up to `resourceVersion` (a watch bookmark): only
+   * {@link Indexer.lastSyncResourceVersion} changes.
+   */
+  bookmark(resourceVersion: string): void {
+    this.#resourceVersion = resourceVersion;
+  }
+
+  /** The resourceVersion of the last {@link Indexer.replace} or {@link Indexer.bookmark}, or `""`. */
   lastSyncResourceVersion(): string {
     return this.#resourceVersion;
   }

@@ -4,6 +4,8 @@
  * @module
  */
 import type { ListOptions, ObjectList, WatchEvent } from '../client/types.js';
+import { parseFieldSelector } from '../apimachinery/fields.js';
+import { parseLabelSelector } from '../apimachinery/labels.js';
 
 /**
  * Two functions that list and watch one kind of object: the reflector's only view of the
@@ -57,13 +59,30 @@ export interface ListWatchFromClientOptions {
 }
 
 /**
+ * Parse a label and a field selector as the server would, so that a malformed one fails
+ * where it is written instead of as a 400 retried forever.
+ *
+ * @throws `SelectorParseError` naming the selector, the position and the problem.
+ */
+export function validateSelectors(options: {
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+}): void {
+  if (options.labelSelector !== undefined) parseLabelSelector(options.labelSelector);
+  if (options.fieldSelector !== undefined) parseFieldSelector(options.fieldSelector);
+}
+
+/**
  * A {@link ListerWatcher} over a resource client, with the same selectors on lists and
  * watches (client-go's `NewFilteredListWatchFromClient`).
+ *
+ * @throws `SelectorParseError` at once when a selector is malformed.
  */
 export function listWatchFromClient<T>(
   client: ListWatchClient<T>,
   options: ListWatchFromClientOptions = {},
 ): ListerWatcher<T> {
+  validateSelectors(options);
   const prepare = (base: ListOptions): ListOptions => {
     const o: ListOptions = { ...base };
     if (options.labelSelector !== undefined && options.labelSelector !== '')

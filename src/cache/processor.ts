@@ -15,6 +15,7 @@
  * @module
  */
 import type { Clock } from '../util/clock.js';
+import { Deque } from '../util/deque.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { DeletedFinalStateUnknown } from './keys.js';
@@ -76,61 +77,12 @@ export type HandlerErrorHook = (
 ) => void;
 
 /**
- * An unbounded FIFO of values in a growable ring: starts at `initialSize`, doubles when
- * full, never shrinks (k8s.io/utils `buffer.RingGrowing`). O(1) push and shift.
- *
- * @typeParam V - the element type.
+ * The growable ring buffer behind each handler's queue: the library's one {@link Deque}
+ * (`src/util/deque.ts`), under client-go's name.
  */
-export class RingGrowing<V> {
-  #data: (V | undefined)[];
-  #start = 0;
-  #length = 0;
-
-  /** @param initialSize - initial capacity (rounded up to at least 1). */
-  constructor(initialSize = 64) {
-    this.#data = new Array<V | undefined>(Math.max(1, initialSize));
-  }
-
-  /** How many values are buffered. */
-  get length(): number {
-    return this.#length;
-  }
-
-  /** The current capacity. */
-  get capacity(): number {
-    return this.#data.length;
-  }
-
-  /** Append a value, doubling the capacity if full. */
-  push(value: V): void {
-    const cap = this.#data.length;
-    if (this.#length === cap) {
-      const next = new Array<V | undefined>(cap * 2);
-      for (let i = 0; i < this.#length; i++) next[i] = this.#data[(this.#start + i) % cap];
-      this.#data = next;
-      this.#start = 0;
-    }
-    this.#data[(this.#start + this.#length) % this.#data.length] = value;
-    this.#length++;
-  }
-
-  /** Remove and return the oldest value, or undefined when empty. */
-  shift(): V | undefined {
-    if (this.#length === 0) return undefined;
-    const v = this.#data[this.#start];
-    this.#data[this.#start] = undefined;
-    this.#start = (this.#start + 1) % this.#data.length;
-    this.#length--;
-    return v;
-  }
-
-  /** Drop every value (capacity is kept). */
-  clear(): void {
-    this.#data.fill(undefined);
-    this.#start = 0;
-    this.#length = 0;
-  }
-}
+export const RingGrowing = Deque;
+/** The growable ring buffer behind each handler's queue (a {@link Deque}). */
+export type RingGrowing<V> = Deque<V>;
 
 /** Options of a {@link ProcessorListener}. */
 export interface ProcessorListenerOptions {

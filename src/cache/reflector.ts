@@ -70,8 +70,11 @@ export interface ReflectorOptions<T> {
    */
   pageSize?: number;
   /**
-   * Try a streaming list (a watch with `sendInitialEvents`) before listing; falls back to
-   * a list for good when the server rejects or ignores it. Default false.
+   * Try a streaming list (a watch with `sendInitialEvents`) before listing. A stream that
+   * breaks before its end bookmark falls back to a list for that attempt only; a server
+   * that rejects or ignores the parameters turns streaming lists off for good. Default
+   * {@link defaultWatchListEnabled} (true, as client-go 1.35+'s `WatchListClient`); the
+   * informer and the factories inherit it.
    */
   watchListEnabled?: boolean;
   /** Backoff between failures. Default 800 ms, ×2, jitter 1.0, cap 30 s. */
@@ -80,13 +83,22 @@ export interface ReflectorOptions<T> {
   backoffResetMs?: number;
   /**
    * Restart a watch that delivers no event (bookmarks included) for this long, in ms: the
-   * connection is presumed dead. Default 5 min; 0 disables.
+   * connection is presumed dead. 0 disables. Default: one minute longer than the longest
+   * watch timeout the reflector asks the server for (2 × `minWatchTimeoutSeconds`, so
+   * 11 min by default), so a quiet resource's watch is closed by the server, never
+   * reported idle.
    */
   idleTimeoutMs?: number;
   /** Watches ask the server for a timeout uniformly random in [min, 2·min] s. Default 300. */
   minWatchTimeoutSeconds?: number;
   /** Key of an object, for the streaming list's buffer. Default `namespace/name`. */
   keyFunction?: KeyFunction<T>;
+  /**
+   * Applied to each object of a streaming list as it arrives, before it is buffered (as
+   * client-go's temporary store does), so a transform such as `stripManagedFields` lowers
+   * the memory peak of the sync. Must be idempotent: the store may apply it again.
+   */
+  transform?: (obj: T) => T;
   /** Source of time. */
   clock?: Clock;
   /** Where to log. */
@@ -95,6 +107,42 @@ export interface ReflectorOptions<T> {
   watchErrorHandler?: (error: unknown, reflector: Reflector<T>) => void;
   /** Source of randomness in [0, 1) (tests pin it). */
   random?: () => number;
+}
+
+/**
+ * Whether reflectors (and so informers and factories) start with a streaming list when not
+ * told otherwise: true, as client-go 1.35+. The one place this default lives.
+ */
+export const defaultWatchListEnabled = true;
+
+/**
+ * The default idle timeout for a reflector whose watches ask for `timeoutSeconds`
+ * from min to 2·min seconds: the longest of those plus one minute, in ms.
+ */
+export function defaultIdleTimeoutMs(minWatchTimeoutSeconds: number): number {
+  return (2 * minWatchTimeoutSeconds + 60) * 1000;
+}
+
+/** The last error that ended a list or a watch, and since when that cause has persisted. */
+export interface LastError {
+  /** The error (an `ApiError` for an answer of the server). */
+  readonly error: unknown;
+  /** Clock time (ms) of the first failure in the current run of this same cause. */
+  readonly sinceMs: number;
+}
+
+/**
+ * An answer that retrying cannot fix by itself (400, 401, 403, 404): bad request,
+ * credentials, permissions, a resource the server does not serve.
+ */
+function isPermanent(err: unknown): err is ApiError {
+  return err instanceof ApiError && [400, 401, 403, 404].includes(err.code);
+}
+
+/** What makes two errors "the same cause" for logging and {@link LastError.sinceMs}. */
+function causeOf(err: unknown): string {
+  if (err instanceof ApiError) return `${err.code} ${err.message}`;
+  return err instanceof Error ? `${err.name} ${err.message}` : String(err);
 }
 
 /** A watch that the server closed within a second without sending anything. */
@@ -149,6 +197,29 @@ type State =
 const LISTING: State = { phase: 'Listing' };
 const WATCHING: State = { phase: 'Watching' };
 
+/** Where the store stands: the data every state of the run loop reads and updates. */
+interface SyncPosition {
+  /** The resourceVersion of the last list, event or bookmark applied (`""` before any). */
+  resourceVersion: string;
+  /** A 410 made `resourceVersion` unusable: the next list asks for `""`. */
+  resourceVersionUnavailable: boolean;
+  /** The first `"0"` list came back paged (the watch cache is off): keep paging. */
+  paginatedResult: boolean;
+  /** False while a watch started at `""`/`"0"` has delivered only ADDED events. */
+  trackingStarted: boolean;
+}
+
+/** What handling one watch event asks of the watch loop. */
+type EventResult =
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'stop' } // end quietly, as an error-free close
+  | { readonly kind: 'synced' } // streaming list complete: start the resync timer
+  | { readonly kind: 'fail'; readonly error: unknown }; // end the watch with this error
+
+const CONTINUE: EventResult = { kind: 'continue' };
+const STOP: EventResult = { kind: 'stop' };
+const SYNCED: EventResult = { kind: 'synced' };
+
 /** How a single watch ended. */
 type WatchOutcome =
   | { readonly kind: 'closed' } // clean close or broken connection: re-watch
@@ -157,6 +228,11 @@ type WatchOutcome =
   | { readonly kind: 'error'; readonly error: unknown };
 
 const initialEventsEndAnnotation = 'k8s.io/initial-events-end';
+
+/** A long list or streaming list logs its progress every this many objects… */
+const progressEveryObjects = 10_000;
+/** …or every this many ms, whichever comes first (streaming lists). */
+const progressEveryMs = 5_000;
 
 /** Find the first error in a cause chain carrying a Node network `code`. */
 function networkCode(err: unknown): string | undefined {
@@ -171,6 +247,18 @@ function networkCode(err: unknown): string | undefined {
 /** Connection refused (the server is down or restarting): retry the watch after backoff. */
 function isConnectionRefused(err: unknown): boolean {
   return networkCode(err) === 'ECONNREFUSED';
+}
+
+/**
+ * Why a failed streaming-list request shows that the server cannot stream, or undefined
+ * when the error says nothing about streaming (a bad selector, a permission problem…).
+ */
+function watchListRejection(err: unknown): string | undefined {
+  if (!(err instanceof ApiError)) return undefined;
+  if (err.code === 422) return `it answered ${errorMessage(err)}`;
+  if (err.code === 400 && /sendInitialEvents|resourceVersionMatch|watch-?list/i.test(err.message))
+    return `it answered ${errorMessage(err)}`;
+  return undefined;
 }
 
 function resourceVersionOf(obj: unknown): string | undefined {
@@ -198,16 +286,22 @@ export class Reflector<T> {
   readonly #idleTimeoutMs: number;
   readonly #minWatchTimeoutSeconds: number;
   readonly #keyFunction: KeyFunction<T>;
+  readonly #transform: ((obj: T) => T) | undefined;
   readonly #backoffOptions: BackoffOptions;
   readonly #backoffResetMs: number;
   readonly #watchErrorHandler: (error: unknown, reflector: Reflector<T>) => void;
   #watchListEnabled: boolean;
-  #lastSyncResourceVersion = '';
-  #rvUnavailable = false;
-  #paginatedResult = false;
   #running = false;
-  /** False while a watch started at `""`/`"0"` has delivered only ADDED events. */
-  #trackingStarted = true;
+  /** What the loop knows about where the store stands; every state reads and updates it. */
+  readonly #sync: SyncPosition = {
+    resourceVersion: '',
+    resourceVersionUnavailable: false,
+    paginatedResult: false,
+    trackingStarted: true,
+  };
+  #lastError: (LastError & { readonly cause: string }) | undefined;
+  /** Permanent causes already logged at error level since the last healthy watch. */
+  readonly #loggedCauses = new Set<string>();
 
   /**
    * @param listerWatcher - where objects come from.
@@ -228,10 +322,12 @@ export class Reflector<T> {
     this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.#shouldResync = options.shouldResync;
     this.#pageSize = options.pageSize;
-    this.#watchListEnabled = options.watchListEnabled ?? false;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 300_000;
+    this.#watchListEnabled = options.watchListEnabled ?? defaultWatchListEnabled;
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
+    this.#idleTimeoutMs =
+      options.idleTimeoutMs ?? defaultIdleTimeoutMs(this.#minWatchTimeoutSeconds);
     this.#keyFunction = options.keyFunction ?? deletionHandlingMetaNamespaceKeyFunc;
+    this.#transform = options.transform;
     this.#backoffOptions = options.backoff ?? defaultReflectorBackoff;
     this.#backoffResetMs = options.backoffResetMs ?? defaultBackoffResetMs;
     this.#watchErrorHandler =
@@ -240,7 +336,16 @@ export class Reflector<T> {
 
   /** The resourceVersion of the last list, event or bookmark applied to the store (`""` before the first). */
   lastSyncResourceVersion(): string {
-    return this.#lastSyncResourceVersion;
+    return this.#sync.resourceVersion;
+  }
+
+  /**
+   * The last error that ended a list or a watch, and since when (clock ms) that same
+   * cause has persisted; undefined once a watch has started again. For readiness checks.
+   */
+  lastError(): LastError | undefined {
+    const e = this.#lastError;
+    return e === undefined ? undefined : { error: e.error, sinceMs: e.sinceMs };
   }
 
   /**
@@ -299,9 +404,9 @@ export class Reflector<T> {
 
   /** The resourceVersion to list at: `""` after a 410, `"0"` at first, else the last one synced. */
   #relistResourceVersion(): string {
-    if (this.#rvUnavailable) return '';
-    if (this.#lastSyncResourceVersion === '') return '0';
-    return this.#lastSyncResourceVersion;
+    if (this.#sync.resourceVersionUnavailable) return '';
+    if (this.#sync.resourceVersion === '') return '0';
+    return this.#sync.resourceVersion;
   }
 
   /**
@@ -310,6 +415,7 @@ export class Reflector<T> {
    */
   async #list(signal: AbortSignal): Promise<void> {
     const resourceVersion = this.#relistResourceVersion();
+    const startedAt = this.#clock.now();
     let result: { list: ObjectList<T>; paginated: boolean };
     try {
       result = await this.#pagedList(resourceVersion, signal);
@@ -321,14 +427,17 @@ export class Reflector<T> {
           error: errorMessage(err),
         },
       );
-      this.#rvUnavailable = true;
+      this.#sync.resourceVersionUnavailable = true;
       result = await this.#pagedList('', signal);
     }
-    if (resourceVersion === '0' && result.paginated) this.#paginatedResult = true;
+    if (resourceVersion === '0' && result.paginated) this.#sync.paginatedResult = true;
     const listRV = result.list.metadata.resourceVersion ?? '';
     this.#store.replace(result.list.items, listRV);
     this.#setLastSyncResourceVersion(listRV);
-    this.#rvUnavailable = false;
+    this.#sync.resourceVersionUnavailable = false;
+    this.#logger.info(
+      `${this.name}: listed ${result.list.items.length} objects in ${this.#clock.now() - startedAt} ms; resourceVersion ${listRV}`,
+    );
   }
 
   /**
@@ -343,7 +452,7 @@ export class Reflector<T> {
     let limit: number | undefined = this.#pageSize ?? 500;
     if (
       this.#pageSize === undefined &&
-      !this.#paginatedResult &&
+      !this.#sync.paginatedResult &&
       resourceVersion !== '' &&
       resourceVersion !== '0'
     ) {
@@ -377,7 +486,12 @@ export class Reflector<T> {
         items = [];
         listRV = page.metadata.resourceVersion ?? '';
       }
+      const before = items.length;
       for (const item of page.items) items.push(item);
+      if (
+        Math.floor(items.length / progressEveryObjects) > Math.floor(before / progressEveryObjects)
+      )
+        this.#logger.debug(`${this.name}: listing: ${items.length} objects so far`);
       if (token === '')
         return { list: { metadata: { resourceVersion: listRV }, items }, paginated };
       options = limit === undefined ? { continue: token } : { limit, continue: token };
@@ -388,11 +502,13 @@ export class Reflector<T> {
   /**
    * A streaming list: a watch with `sendInitialEvents` whose events fill a buffer until the
    * bookmark annotated `k8s.io/initial-events-end`; then `store.replace()` and the same
-   * stream continues as the watch. Returns undefined to fall back to a plain list (and
-   * disables streaming lists for good) when the server rejects or ignores the request.
+   * stream continues as the watch. Returns undefined to fall back to a plain list: for
+   * this attempt only when the stream broke, idled or failed before the end bookmark; for
+   * good when the server showed it cannot stream (a 422, a 400 about the streaming
+   * parameters, or a bookmark without the end annotation).
    */
   async #watchList(signal: AbortSignal): Promise<State | undefined> {
-    const resourceVersion = this.#rvUnavailable ? '' : this.#lastSyncResourceVersion;
+    const resourceVersion = this.#sync.resourceVersionUnavailable ? '' : this.#sync.resourceVersion;
     const options: ListOptions = {
       resourceVersion,
       resourceVersionMatch: 'NotOlderThan',
@@ -403,34 +519,55 @@ export class Reflector<T> {
     const buffer = new Map<string, T>();
     let unsupported: string | undefined;
     let synced = false;
-    const outcome = await this.#runWatch(options, signal, (event) => {
+    const startedAt = this.#clock.now();
+    let received = 0;
+    let lastProgressAt = startedAt;
+    const outcome = await this.#runWatch(options, signal, (event): EventResult => {
       if (synced) return this.#applyEvent(event);
+      if (
+        ++received % progressEveryObjects === 0 ||
+        this.#clock.now() - lastProgressAt >= progressEveryMs
+      ) {
+        lastProgressAt = this.#clock.now();
+        this.#logger.info(
+          `${this.name}: streaming list: ${received} events so far, ${buffer.size} objects, ${lastProgressAt - startedAt} ms`,
+        );
+      }
       switch (event.type) {
         case 'ADDED':
-        case 'MODIFIED':
-          buffer.set(this.#keyFunction(event.object), event.object);
-          return undefined;
+        case 'MODIFIED': {
+          const obj = this.#transform === undefined ? event.object : this.#transform(event.object);
+          buffer.set(this.#keyFunction(obj), obj);
+          return CONTINUE;
+        }
         case 'DELETED':
           buffer.delete(this.#keyFunction(event.object));
-          return undefined;
+          return CONTINUE;
         case 'ERROR':
-          return new ApiError(event.object, { context: `${this.name}: streaming list` });
+          return {
+            kind: 'fail',
+            error: new ApiError(event.object, { context: `${this.name}: streaming list` }),
+          };
         case 'BOOKMARK': {
           const annotations = (
             event.object as { metadata?: { annotations?: Record<string, string> } }
           ).metadata?.annotations;
           if (annotations?.[initialEventsEndAnnotation] !== 'true') {
             unsupported = 'a bookmark arrived without the initial-events-end annotation';
-            return 'stop';
+            return STOP;
           }
           const rv = resourceVersionOf(event.object) ?? '';
+          const count = buffer.size;
           this.#store.replace([...buffer.values()], rv);
           buffer.clear();
+          this.#logger.info(
+            `${this.name}: streamed ${count} objects in ${this.#clock.now() - startedAt} ms; resourceVersion ${rv}`,
+          );
           this.#setLastSyncResourceVersion(rv);
-          this.#rvUnavailable = false;
+          this.#sync.resourceVersionUnavailable = false;
           synced = true;
-          this.#trackingStarted = true;
-          return 'started-resync';
+          this.#sync.trackingStarted = true;
+          return SYNCED;
         }
       }
     });
@@ -438,27 +575,29 @@ export class Reflector<T> {
     if (!synced) {
       const err = outcome.kind === 'error' ? outcome.error : undefined;
       if (err !== undefined && (isGone(err) || isTooLargeResourceVersion(err))) {
-        this.#rvUnavailable = true;
+        this.#sync.resourceVersionUnavailable = true;
         throw err;
       }
       if (isTooManyRequests(err) || isConnectionRefused(err)) throw err as Error;
-      const rejected = err instanceof ApiError && (err.code === 400 || err.code === 422);
-      if (
-        unsupported !== undefined ||
-        rejected ||
-        outcome.kind === 'closed' ||
-        outcome.kind === 'idle'
-      ) {
-        const why =
-          unsupported ??
-          (rejected
-            ? `it answered ${errorMessage(err)}`
-            : 'the stream ended before the initial-events-end bookmark');
+      const why = unsupported ?? watchListRejection(err);
+      if (why !== undefined) {
+        // The server showed it cannot stream: stop asking for the reflector's lifetime.
         this.#watchListEnabled = false;
         this.#logger.warn(new WatchListUnsupportedError(this.name, why).message);
         return undefined;
       }
-      throw err;
+      // One blip (a dropped connection, an idle timeout, an error) is not "unsupported":
+      // list this time, stream again at the next relist (client-go's fallback).
+      const what =
+        outcome.kind === 'idle'
+          ? `delivered nothing for ${this.#idleTimeoutMs} ms`
+          : outcome.kind === 'closed'
+            ? 'ended'
+            : `failed: ${errorMessage(err)}`;
+      this.#logger.info(
+        `${this.name}: the streaming list ${what} before the initial-events-end bookmark; listing instead for this attempt`,
+      );
+      return undefined;
     }
     return this.#afterWatch(outcome);
   }
@@ -468,11 +607,11 @@ export class Reflector<T> {
   /** Watch from the last synced resourceVersion and decide, from how it ended, what next. */
   async #watching(signal: AbortSignal): Promise<State> {
     const options: ListOptions = {
-      resourceVersion: this.#lastSyncResourceVersion,
+      resourceVersion: this.#sync.resourceVersion,
       timeoutSeconds: this.#watchTimeoutSeconds(),
       allowWatchBookmarks: true,
     };
-    this.#trackingStarted = options.resourceVersion !== '' && options.resourceVersion !== '0';
+    this.#sync.trackingStarted = options.resourceVersion !== '' && options.resourceVersion !== '0';
     const outcome = await this.#runWatch(options, signal, (event) => this.#applyEvent(event));
     return this.#afterWatch(outcome);
   }
@@ -495,6 +634,11 @@ export class Reflector<T> {
         return WATCHING;
       case 'error': {
         const err = outcome.error;
+        if (isGone(err) || isTooLargeResourceVersion(err)) {
+          this.#logger.info(
+            `${this.name}: relisting because resourceVersion ${this.#sync.resourceVersion} is too old (${errorMessage(err)})`,
+          );
+        }
         this.#reportError(err);
         if (isTooManyRequests(err) || isConnectionRefused(err)) return backoffThen('Watching', err);
         return backoffThen('Listing', err);
@@ -512,13 +656,13 @@ export class Reflector<T> {
    * timeout, the resync timer, the very-short-watch rule and cleanup: when this resolves,
    * the stream is closed and no timer is left.
    *
-   * `onEvent` returns an error to end the watch with it, `'stop'` to end it quietly as an
-   * error-free close, `'started-resync'` to start the resync timer (streaming list done).
+   * `onEvent` says what next: go on, stop quietly (an error-free close), start the resync
+   * timer (streaming list done), or fail the watch with an error.
    */
   async #runWatch(
     options: ListOptions,
     signal: AbortSignal,
-    onEvent: (event: WatchEvent<T>) => unknown,
+    onEvent: (event: WatchEvent<T>) => EventResult,
   ): Promise<WatchOutcome> {
     const watchAc = new AbortController();
     const onAbort = (): void => watchAc.abort(signal.reason);
@@ -560,6 +704,12 @@ export class Reflector<T> {
         if (signal.aborted) return { kind: 'aborted' };
         return { kind: 'error', error: err };
       }
+      this.#logger.debug(
+        `${this.name}: ${options.sendInitialEvents === true ? 'streaming list' : 'watch'} started from resourceVersion ${JSON.stringify(options.resourceVersion ?? '')}`,
+      );
+      // The server accepted a watch: whatever failed before is over.
+      this.#lastError = undefined;
+      this.#loggedCauses.clear();
       if (this.#idleTimeoutMs > 0) armIdle(this.#idleTimeoutMs);
       if (options.sendInitialEvents !== true) armResync();
       try {
@@ -567,9 +717,9 @@ export class Reflector<T> {
           lastActivity = this.#clock.now();
           eventCount++;
           const result = onEvent(event);
-          if (result === 'stop') return { kind: 'closed' };
-          if (result === 'started-resync') armResync();
-          else if (result !== undefined) return { kind: 'error', error: result };
+          if (result.kind === 'stop') return { kind: 'closed' };
+          if (result.kind === 'synced') armResync();
+          else if (result.kind === 'fail') return { kind: 'error', error: result.error };
           if (watchAc.signal.aborted) break;
         }
       } catch (err) {
@@ -606,15 +756,18 @@ export class Reflector<T> {
    * `""` or `"0"` begins with synthetic ADDED events in no particular version order, so
    * tracking starts only at the first event of another type.
    */
-  #applyEvent(event: WatchEvent<T>): unknown {
+  #applyEvent(event: WatchEvent<T>): EventResult {
     if (event.type === 'ERROR')
-      return new ApiError(event.object, { context: `${this.name}: watch` });
+      return {
+        kind: 'fail',
+        error: new ApiError(event.object, { context: `${this.name}: watch` }),
+      };
     const obj = event.object;
     if (obj === null || typeof obj !== 'object') {
       this.#logger.warn(
         `${this.name}: skipping a ${event.type} event whose object is not an object`,
       );
-      return undefined;
+      return CONTINUE;
     }
     try {
       switch (event.type) {
@@ -639,15 +792,15 @@ export class Reflector<T> {
       });
     }
     const rv = resourceVersionOf(obj);
-    if (rv !== undefined && (this.#trackingStarted || event.type !== 'ADDED')) {
-      this.#trackingStarted = true;
+    if (rv !== undefined && (this.#sync.trackingStarted || event.type !== 'ADDED')) {
+      this.#sync.trackingStarted = true;
       this.#setLastSyncResourceVersion(rv);
     }
-    return undefined;
+    return CONTINUE;
   }
 
   #setLastSyncResourceVersion(rv: string): void {
-    this.#lastSyncResourceVersion = rv;
+    this.#sync.resourceVersion = rv;
   }
 
   // ── BackingOff ───────────────────────────────────────────────────────────────────────
@@ -671,6 +824,9 @@ export class Reflector<T> {
   // ── Errors ───────────────────────────────────────────────────────────────────────────
 
   #reportError(err: unknown): void {
+    const cause = causeOf(err);
+    const sinceMs = this.#lastError?.cause === cause ? this.#lastError.sinceMs : this.#clock.now();
+    this.#lastError = { error: err, sinceMs, cause };
     try {
       this.#watchErrorHandler(err, this);
     } catch (handlerError) {
@@ -681,8 +837,20 @@ export class Reflector<T> {
   }
 
   #defaultErrorHandler(err: unknown): void {
+    if (isPermanent(err)) {
+      // Once per distinct cause at error level, in the server's words; repeats at debug.
+      const cause = causeOf(err);
+      const message = `${this.name}: ${errorMessage(err)}; retrying with backoff`;
+      if (this.#loggedCauses.has(cause)) {
+        this.#logger.debug(message);
+      } else {
+        this.#loggedCauses.add(cause);
+        this.#logger.error(message, { code: err.code, reason: err.reason });
+      }
+      return;
+    }
     if (isGone(err)) {
-      this.#logger.info(`${this.name}: watch closed: ${errorMessage(err)}`);
+      this.#logger.debug(`${this.name}: watch closed: ${errorMessage(err)}`);
     } else {
       this.#logger.warn(`${this.name}: ${errorMessage(err)}`);
     }

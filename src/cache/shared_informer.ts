@@ -23,7 +23,7 @@
  */
 import type { GroupResource, KubeObject } from '../client/types.js';
 import type { BackoffOptions } from '../util/backoff.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
@@ -39,7 +39,10 @@ import type { HandlerErrorHook, ResourceEventHandler } from './processor.js';
 import { NotificationKind, ProcessorListener, SharedProcessor } from './processor.js';
 import { RealFIFO } from './real_fifo.js';
 import type { RealFIFODelta } from './real_fifo.js';
+import { CacheMutationDetector, cacheMutationDetectorFromEnv } from './mutation_detector.js';
+import type { CacheMutationError } from './mutation_detector.js';
 import { Reflector } from './reflector.js';
+import type { LastError } from './reflector.js';
 
 /** The smallest per-handler resync period; shorter ones are raised to it (client-go's). */
 export const minimumResyncPeriodMs = 1000;
@@ -75,7 +78,7 @@ export interface SharedIndexInformerOptions<T> {
   /**
    * Reflector: start with a streaming list (a watch with `sendInitialEvents`) instead of
    * a list; falls back to paged lists for good when the server does not support it.
-   * Default true (client-go 1.35+'s `WatchListClient`): no giant list response to hold
+   * Default: the reflector's `defaultWatchListEnabled`, true (client-go 1.35+'s `WatchListClient`): no giant list response to hold
    * and parse, so a faster sync and a far lower memory peak (see docs/performance.md).
    */
   watchList?: boolean;
@@ -91,6 +94,17 @@ export interface SharedIndexInformerOptions<T> {
   random?: () => number;
   /** Largest number of deltas applied per FIFO pop. Default 1000. */
   maxBatch?: number;
+  /**
+   * client-go's cache mutation detector: keep a copy of every cached object and report a
+   * {@link CacheMutationError} (naming the key and the field path) when one was mutated —
+   * checked every `cacheMutationCheckPeriodMs` and on each update or delete of that key.
+   * Default: on when `KUBE_CACHE_MUTATION_DETECTOR=true`. Costly: tests and debugging.
+   */
+  detectCacheMutations?: boolean;
+  /** How often the mutation detector checks every cached object (ms). Default 1000. */
+  cacheMutationCheckPeriodMs?: number;
+  /** Called with each cache mutation found (after it is logged at error level). */
+  onCacheMutation?: (error: CacheMutationError) => void;
 }
 
 /** Options of {@link SharedIndexInformer.addEventHandler}. */
@@ -180,6 +194,8 @@ export class SharedIndexInformer<T extends KubeObject> {
   #reflector: Reflector<T> | undefined;
   #lister: Lister<T> | undefined;
   #handlerCount = 0;
+  readonly #mutations: CacheMutationDetector | undefined;
+  readonly #mutationErrors: CacheMutationError[] = [];
 
   /**
    * @param listerWatcher - where objects come from (see `listWatchFromClient`).
@@ -201,6 +217,40 @@ export class SharedIndexInformer<T extends KubeObject> {
     });
     this.#reader = this.#indexer.reader();
     this.#processor = new SharedProcessor<T>(this.#clock);
+    if (options.detectCacheMutations ?? cacheMutationDetectorFromEnv()) {
+      this.#mutations = new CacheMutationDetector(this.name);
+    }
+  }
+
+  /** Every cache mutation the detector found so far (empty when it is off). */
+  cacheMutations(): readonly CacheMutationError[] {
+    return this.#mutationErrors;
+  }
+
+  #reportMutation(err: CacheMutationError | undefined): void {
+    if (err === undefined) return;
+    this.#mutationErrors.push(err);
+    this.#logger.error(err.message, { key: err.key, path: err.path });
+    try {
+      this.#options.onCacheMutation?.(err);
+    } catch (hookError) {
+      this.#logger.error(`${this.name}: onCacheMutation threw`, {
+        error: errorMessage(hookError),
+      });
+    }
+  }
+
+  #checkMutations(signal: AbortSignal): void {
+    const detector = this.#mutations;
+    if (detector === undefined || signal.aborted) return;
+    const period = this.#options.cacheMutationCheckPeriodMs ?? 1000;
+    let timer: Timer | undefined;
+    const tick = (): void => {
+      for (const err of detector.checkAll()) this.#reportMutation(err);
+      if (!signal.aborted) timer = this.#clock.setTimeout(tick, period);
+    };
+    timer = this.#clock.setTimeout(tick, period);
+    signal.addEventListener('abort', () => timer?.cancel(), { once: true });
   }
 
   /** True once the first list has been applied to the cache. */
@@ -211,6 +261,16 @@ export class SharedIndexInformer<T extends KubeObject> {
   /** The resourceVersion of the last list, event or bookmark seen (`""` before any). */
   lastSyncResourceVersion(): string {
     return this.#reflector?.lastSyncResourceVersion() ?? '';
+  }
+
+  /**
+   * The last error that ended one of the reflector's lists or watches (an `ApiError` for
+   * a 403, a 404…) and since when (clock ms) that cause has persisted; undefined before
+   * any error and once a watch has started again. Use it in readiness checks and to say
+   * why an informer does not sync.
+   */
+  lastError(): LastError | undefined {
+    return this.#reflector?.lastError();
   }
 
   /** True once `run()` has returned (its signal aborted). */
@@ -365,7 +425,8 @@ export class SharedIndexInformer<T extends KubeObject> {
       clock: this.#clock,
       logger: this.#logger,
       ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-      watchListEnabled: o.watchList ?? true,
+      ...(o.watchList !== undefined ? { watchListEnabled: o.watchList } : {}),
+      ...(this.#transform !== undefined ? { transform: this.#transform } : {}),
       ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
       ...(o.backoff !== undefined ? { backoff: o.backoff } : {}),
       ...(o.backoffResetMs !== undefined ? { backoffResetMs: o.backoffResetMs } : {}),
@@ -379,6 +440,7 @@ export class SharedIndexInformer<T extends KubeObject> {
     });
     this.#reflector = reflector;
     this.#processor.start();
+    this.#checkMutations(signal);
     const onAbort = (): void => fifo.close();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -403,9 +465,14 @@ export class SharedIndexInformer<T extends KubeObject> {
         this.#apply(d, initial);
       }
     };
+    let loggedSynced = false;
     for (;;) {
       try {
         await fifo.popBatch(process, maxBatch);
+        if (!loggedSynced && fifo.hasSynced()) {
+          loggedSynced = true;
+          this.#logger.info(`${this.name}: synced; ${this.#indexer.size} objects cached`);
+        }
       } catch (err) {
         if (err instanceof FIFOClosedError) return;
         this.#logger.error(`${this.name}: processing a delta failed`, { error: errorMessage(err) });
@@ -430,6 +497,7 @@ export class SharedIndexInformer<T extends KubeObject> {
         }
         return;
       case 'Bookmark':
+        this.#indexer.bookmark(d.resourceVersion);
         return;
       case 'Deleted':
         this.#applyDelete(d);
@@ -444,10 +512,12 @@ export class SharedIndexInformer<T extends KubeObject> {
     try {
       key = this.#indexer.keyOf(obj);
       const old = this.#indexer.getByKey(key);
+      if (this.#mutations !== undefined) this.#reportMutation(this.#mutations.checkKey(key));
       this.#indexer.update(obj);
+      this.#mutations?.record(key, obj);
       this.#notifyUpsert(old, obj, isInInitialList);
     } catch (err) {
-      this.#cacheError(err);
+      this.#cacheError(err, obj);
     }
   }
 
@@ -471,9 +541,14 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   #applyDelete(d: Delta<T>): void {
     try {
+      if (this.#mutations !== undefined) {
+        const key = this.#indexer.keyOf(d.object);
+        this.#reportMutation(this.#mutations.checkKey(key));
+        this.#mutations.forget(key);
+      }
       this.#indexer.delete(d.object);
     } catch (err) {
-      this.#cacheError(err);
+      this.#cacheError(err, d.object);
       return;
     }
     if (this.#processor.size === 0) return;
@@ -483,50 +558,77 @@ export class SharedIndexInformer<T extends KubeObject> {
     );
   }
 
+  /**
+   * A relist, applied in one step. An object whose key or index function fails is skipped
+   * and logged with its key and the cause; every other object is cached and delivered, and
+   * cached keys missing from the list still get tombstones. A skipped object whose key was
+   * cached leaves the cache too (its old state would be a lie), so handlers get a tombstone
+   * for it.
+   */
   #replaceAll(objects: readonly T[], resourceVersion: string, isInInitialList: boolean): void {
     const idx = this.#indexer;
-    const notify = this.#processor.size > 0;
-    const olds: (T | undefined)[] = notify ? new Array<T | undefined>(objects.length) : [];
+    const rejected = new Set<T>();
     const listed = new Set<string>();
-    try {
-      for (let i = 0; i < objects.length; i++) {
+    const keys = new Array<string>(objects.length);
+    for (let i = 0; i < objects.length; i++) {
+      try {
         const key = idx.keyOf(objects[i]);
+        keys[i] = key;
         listed.add(key);
-        if (notify) olds[i] = idx.getByKey(key);
+      } catch (err) {
+        rejected.add(objects[i] as T);
+        this.#cacheError(err, objects[i]);
       }
-    } catch (err) {
-      this.#cacheError(err);
-      return;
     }
-    const tombstones: DeletedFinalStateUnknown<T>[] = [];
+    if (this.#mutations !== undefined) {
+      for (const err of this.#mutations.checkAll()) this.#reportMutation(err);
+    }
+    const before = new Map<string, T>();
     if (idx.size > 0) {
-      for (const key of idx.listKeys()) {
-        if (listed.has(key)) continue;
-        tombstones.push(new DeletedFinalStateUnknown<T>(key, idx.getByKey(key) as T));
-      }
+      for (const key of idx.listKeys()) before.set(key, idx.getByKey(key) as T);
     }
-    try {
-      idx.replace(objects, resourceVersion);
-    } catch (err) {
-      this.#cacheError(err);
-      return;
+    idx.replace(
+      rejected.size === 0 ? objects : objects.filter((o) => !rejected.has(o)),
+      resourceVersion,
+      (obj, err) => {
+        rejected.add(obj);
+        this.#cacheError(err, obj);
+      },
+    );
+    if (this.#mutations !== undefined) {
+      this.#mutations.clear();
+      for (const key of idx.listKeys()) this.#mutations.record(key, idx.getByKey(key));
     }
-    if (!notify) return;
-    for (const t of tombstones) {
+    if (this.#processor.size === 0) return;
+    for (const [key, old] of before) {
+      if (listed.has(key) && idx.hasKey(key)) continue;
       this.#processor.distribute(
-        { kind: NotificationKind.Delete, obj: t, oldObj: undefined, isInInitialList: false },
+        {
+          kind: NotificationKind.Delete,
+          obj: new DeletedFinalStateUnknown<T>(key, old),
+          oldObj: undefined,
+          isInInitialList: false,
+        },
         false,
       );
     }
     for (let i = 0; i < objects.length; i++) {
-      this.#notifyUpsert(olds[i], objects[i] as T, isInInitialList);
+      const obj = objects[i] as T;
+      if (rejected.has(obj)) continue;
+      this.#notifyUpsert(before.get(keys[i] as string), obj, isInInitialList);
     }
   }
 
-  #cacheError(err: unknown): void {
+  #cacheError(err: unknown, obj?: unknown): void {
+    let key: string;
+    try {
+      key = this.#indexer.keyOf(obj);
+    } catch {
+      key = '(no key)';
+    }
     this.#logger.error(
-      `${this.name}: an object could not be cached and was skipped; fix the key, index or transform function`,
-      { error: errorMessage(err) },
+      `${this.name}: object ${obj === undefined ? '' : `${key} `}could not be cached and was skipped: ${errorMessage(err)}`,
+      { key, error: errorMessage(err) },
     );
   }
 

@@ -39,6 +39,7 @@
  *
  * @module
  */
+import { Deque } from '../util/deque.js';
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { customResourceDefinitionsResource } from '../client/builtins.js';
 import { ResourceClient } from '../client/resource_client.js';
@@ -183,13 +184,12 @@ export interface CustomResourceHandlerRegistration {
 
 type Task = () => void | Promise<void>;
 
-/** One handler's ordered queue of callbacks. */
+/** One handler's ordered queue of callbacks, on the library's one {@link Deque}. */
 class HandlerQueue implements CustomResourceHandlerRegistration {
   readonly name: string;
   readonly handler: CustomResourceEventHandler;
   readonly #report: (err: unknown, callback: 'onAdd' | 'onUpdate' | 'onDelete') => void;
-  #items: ({ task: Task; callback: 'onAdd' | 'onUpdate' | 'onDelete' } | undefined)[] = [];
-  #head = 0;
+  readonly #items = new Deque<{ task: Task; callback: 'onAdd' | 'onUpdate' | 'onDelete' }>(16);
   #running: Promise<void> | undefined;
   #stopped = false;
 
@@ -211,13 +211,8 @@ class HandlerQueue implements CustomResourceHandlerRegistration {
 
   async #drain(): Promise<void> {
     await Promise.resolve();
-    while (!this.#stopped && this.#head < this.#items.length) {
-      const item = this.#items[this.#head];
-      this.#items[this.#head++] = undefined;
-      if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-        this.#items = this.#items.slice(this.#head);
-        this.#head = 0;
-      }
+    while (!this.#stopped && this.#items.length > 0) {
+      const item = this.#items.shift();
       if (item === undefined) continue;
       try {
         await item.task();
@@ -231,8 +226,7 @@ class HandlerQueue implements CustomResourceHandlerRegistration {
   /** Drop what is queued and wait for the callback in flight. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#items = [];
-    this.#head = 0;
+    this.#items.clear();
     await this.#running;
   }
 }

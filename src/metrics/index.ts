@@ -1,6 +1,6 @@
 /**
- * Metrics: the Prometheus adapter (on prom-client, an optional peer dependency) and the
- * reflector metrics hooks. Public at `kube-controller-kit/metrics`.
+ * Metrics: the Prometheus adapter (on prom-client, an optional peer dependency). Public at
+ * `kube-controller-kit/metrics`.
  *
  * @module
  */
@@ -9,7 +9,6 @@ export type { PrometheusMetricsProviderOptions } from './prometheus.js';
 export { PrometheusControllerMetricsProvider } from './controller_runtime.js';
 export type { PrometheusControllerMetricsProviderOptions } from './controller_runtime.js';
 export type { ControllerMetricsProvider, ReconcileResultLabel } from '../controller/metrics.js';
-export { noopReflectorMetricsProvider, reflectorMetricNames } from './reflector_metrics.js';
 export { leaderElectionMetricNames } from '../leaderelection/metrics.js';
 export {
   REQUEST_ERROR_CODE,
@@ -20,7 +19,7 @@ export {
 } from '../client/metrics.js';
 export type { RestClientMetricsProvider } from '../client/metrics.js';
 export type { LeaderElectionMetricsProvider } from '../leaderelection/metrics.js';
-export type { ReflectorMetricsProvider } from './reflector_metrics.js';
+
 export type {
   CounterMetric,
   GaugeMetric,

@@ -1,5 +1,5 @@
 /**
- * The Prometheus adapter: work queue, reflector, REST client and leader election metrics on
+ * The Prometheus adapter: work queue, REST client and leader election metrics on
  * prom-client.
  *
  * prom-client is an optional peer dependency; only this module imports it.
@@ -19,8 +19,6 @@ import { workqueueMetricNames } from '../workqueue/metrics.js';
 import type { RestClientMetricsProvider } from '../client/metrics.js';
 import type { LeaderElectionMetricsProvider } from '../leaderelection/metrics.js';
 import { PrometheusClientMetrics } from './prometheus_client.js';
-import type { ReflectorMetricsProvider } from './reflector_metrics.js';
-import { reflectorMetricNames } from './reflector_metrics.js';
 
 /** Options of {@link PrometheusMetricsProvider}. */
 export interface PrometheusMetricsProviderOptions {
@@ -39,7 +37,7 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
 );
 
 /**
- * Registers client-go's work queue metrics (and the reflector metrics) in a prom-client
+ * Registers client-go's work queue metrics in a prom-client
  * registry and hands queues their labelled series. It is also the REST client metrics
  * provider of transports (`rest_client_requests_total`, `rest_client_request_duration_seconds`;
  * pass it as `metricsProvider` in transport options, or to
@@ -58,11 +56,7 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
  * ```
  */
 export class PrometheusMetricsProvider
-  implements
-    MetricsProvider,
-    ReflectorMetricsProvider,
-    RestClientMetricsProvider,
-    LeaderElectionMetricsProvider
+  implements MetricsProvider, RestClientMetricsProvider, LeaderElectionMetricsProvider
 {
   readonly #depth: Gauge<'name'>;
   readonly #adds: Counter<'name'>;
@@ -71,10 +65,6 @@ export class PrometheusMetricsProvider
   readonly #unfinished: Gauge<'name'>;
   readonly #longest: Gauge<'name'>;
   readonly #retries: Counter<'name'>;
-  readonly #lists: Counter<'name'>;
-  readonly #watches: Counter<'name'>;
-  readonly #watchEvents: Counter<'name'>;
-  readonly #lastRv: Gauge<'name'>;
   readonly #client: PrometheusClientMetrics;
 
   /** Create the metrics and register them in the registry. */
@@ -109,17 +99,6 @@ export class PrometheusMetricsProvider
       'How many seconds has the longest running processor for workqueue been running.',
     );
     this.#retries = counter(n.retries, 'Total number of retries handled by workqueue');
-    const r = reflectorMetricNames;
-    this.#lists = counter(r.lists, 'Total number of list requests made by the reflector');
-    this.#watches = counter(r.watches, 'Total number of watch requests made by the reflector');
-    this.#watchEvents = counter(
-      r.watchEvents,
-      'Total number of watch events received by the reflector',
-    );
-    this.#lastRv = gauge(
-      r.lastResourceVersionTimestamp,
-      'Unix time in seconds when the reflector last saw a new resourceVersion',
-    );
   }
 
   /** {@inheritDoc MetricsProvider.newDepthMetric} */
@@ -149,22 +128,6 @@ export class PrometheusMetricsProvider
   /** {@inheritDoc MetricsProvider.newRetriesMetric} */
   newRetriesMetric(name: string): CounterMetric {
     return this.#retries.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newListsMetric} */
-  newListsMetric(name: string): CounterMetric {
-    return this.#lists.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newWatchesMetric} */
-  newWatchesMetric(name: string): CounterMetric {
-    return this.#watches.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newWatchEventsMetric} */
-  newWatchEventsMetric(name: string): CounterMetric {
-    return this.#watchEvents.labels({ name });
-  }
-  /** {@inheritDoc ReflectorMetricsProvider.newLastResourceVersionTimestampMetric} */
-  newLastResourceVersionTimestampMetric(name: string): SettableGaugeMetric {
-    return this.#lastRv.labels({ name });
   }
 
   /** {@inheritDoc RestClientMetricsProvider.incrementRequestResult} */

@@ -36,3 +36,4 @@ export {
   defaultBackoffResetMs,
 } from './backoff.js';
 export type { BackoffOptions, DelayWithResetOptions } from './backoff.js';
+export { Deque } from './deque.js';

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  defaultIdleTimeoutMs,
   Reflector,
   VeryShortWatchError,
   WatchIdleTimeoutError,
@@ -11,6 +12,7 @@ import { ApiError } from '../../src/client/errors.js';
 import type { ListOptions, ObjectList, Status, WatchEvent } from '../../src/client/types.js';
 import { FakeClock, flushAsync } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
+import type { Logger } from '../../src/util/logger.js';
 import { ScriptedWatchStream } from '../support/scripted_watch.js';
 
 interface Pod {
@@ -128,6 +130,7 @@ function setup(options: ReflectorOptions<Pod> = {}) {
     clock,
     logger: noopLogger,
     random: () => 0,
+    watchListEnabled: false,
     watchErrorHandler: (e) => void errors.push(e),
     ...options,
   });
@@ -484,6 +487,77 @@ describe('Reflector watch', () => {
     await t.stop();
   });
 
+  test('the default idle timeout is longer than the longest watch timeout asked of the server: a quiet resource is closed by the server, never reported idle', async () => {
+    // random → 0.999: the watch asks for the longest timeout, 599 s.
+    const t = setup({ random: () => 0.999 });
+    t.lw.lists.push(list('10', []));
+    const s = new Stream();
+    t.lw.watches.push(s, new Stream());
+    await t.lw.waitForCalls(2);
+    const timeoutSeconds = t.lw.calls[1]!.options.timeoutSeconds!;
+    assert.equal(timeoutSeconds, 599);
+    await t.clock.advance(timeoutSeconds * 1000);
+    assert.equal(t.lw.calls.length, 2, 'no idle restart before the server timeout');
+    s.end(); // the server's timeout closes the quiet watch
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.errors, [], 'nothing reported for a quiet resource');
+    assert.ok(defaultIdleTimeoutMs(300) > 600_000);
+    await t.stop();
+  });
+
+  test("a 403 on list is logged at error level once per distinct cause, in the server's words, retried with backoff, and visible as lastError since its first occurrence until a watch starts", async () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: (m) => void lines.push(`debug ${m}`),
+      info: () => {},
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+    };
+    const forbidden = (): ApiError =>
+      new ApiError(
+        status(403, 'Forbidden', {
+          message:
+            'pods is forbidden: User "system:serviceaccount:x:y" cannot list resource "pods"',
+        }),
+      );
+    const clock = new FakeClock(1000);
+    const lw = new ScriptedLW(clock);
+    const reflector = new Reflector<Pod>(lw, new RecordingStore(), {
+      name: 'pods',
+      clock,
+      logger,
+      random: () => 0,
+      watchListEnabled: false,
+    });
+    lw.lists.push(forbidden(), forbidden(), apiError(404, 'NotFound'), list('10', []));
+    lw.watches.push(new Stream());
+    const ac = new AbortController();
+    const done = reflector.run(ac.signal);
+    await lw.waitForCalls(1);
+    await clock.waitForTimers(1);
+    assert.equal(reflector.lastError()?.sinceMs, 1000);
+    await clock.runNext();
+    await lw.waitForCalls(2);
+    await clock.waitForTimers(1);
+    assert.equal(reflector.lastError()?.sinceMs, 1000, 'the same cause keeps its start time');
+    assert.match(String(reflector.lastError()?.error), /cannot list resource "pods"/);
+    await clock.runNext();
+    await lw.waitForCalls(3);
+    await clock.waitForTimers(1);
+    assert.ok(reflector.lastError()!.sinceMs > 1000, 'a new cause starts a new period');
+    const errors = lines.filter((l) => l.startsWith('error'));
+    assert.equal(errors.length, 2, lines.join('\n'));
+    assert.match(errors[0]!, /^error pods: pods is forbidden: .*cannot list resource "pods"/);
+    assert.match(errors[1]!, /NotFound/);
+    assert.ok(lines.some((l) => l.startsWith('debug pods: pods is forbidden')));
+    assert.ok(!lines.some((l) => l.startsWith('warn')));
+    await clock.runNext();
+    await lw.waitForCalls(5);
+    assert.equal(reflector.lastError(), undefined, 'cleared once a watch has started');
+    ac.abort();
+    await done;
+  });
+
   test('a throwing watchErrorHandler does not stop the reflector', async () => {
     const t = setup({
       watchErrorHandler: () => {
@@ -621,6 +695,32 @@ describe('Reflector streaming list', () => {
     await t.stop();
   });
 
+  test('the transform runs on each streamed object as it arrives, before the end bookmark, so the buffer holds transformed objects', async () => {
+    const seen: string[] = [];
+    const t = setup({
+      watchListEnabled: true,
+      transform: (o) => {
+        seen.push(o.metadata.name);
+        return { metadata: { ...o.metadata, annotations: { stripped: 'yes' } } };
+      },
+    });
+    const s = new Stream();
+    t.lw.watches.push(s);
+    await t.lw.waitForCalls(1);
+    s.push({ type: 'ADDED', object: pod('a', '5') }, { type: 'ADDED', object: pod('b', '6') });
+    await flushAsync();
+    assert.deepEqual(seen, ['a', 'b'], 'transformed before the end bookmark');
+    const replaced: Pod[][] = [];
+    t.store.replace = (items) => void replaced.push(items);
+    s.push(endBookmark('7'));
+    await flushAsync();
+    assert.deepEqual(
+      replaced[0]!.map((p) => p.metadata.annotations?.['stripped']),
+      ['yes', 'yes'],
+    );
+    await t.stop();
+  });
+
   test('a server that rejects sendInitialEvents (422) makes the reflector fall back to lists for good', async () => {
     const t = setup({ watchListEnabled: true });
     t.lw.watches.push(
@@ -638,6 +738,79 @@ describe('Reflector streaming list', () => {
     await t.stop();
   });
 
+  const wordsLogger = () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: () => {},
+      info: (m) => void lines.push(`info ${m}`),
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+    };
+    return { lines, logger };
+  };
+
+  test('a dropped connection before the initial-events-end bookmark falls back to a list for that attempt only; the next relist streams again', async () => {
+    const words = wordsLogger();
+    const t = setup({ watchListEnabled: true, logger: words.logger });
+    t.lw.watches.push(
+      new Stream().push({ type: 'ADDED', object: pod('a', '1') }).fail(netError('ECONNRESET')),
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    t.lw.lists.push(list('10', [pod('a', '1')]));
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
+    assert.equal(t.lw.calls[2]!.options.sendInitialEvents, undefined);
+    await t.clock.waitForTimers(1);
+    await t.clock.runNext();
+    await t.lw.waitForCalls(4);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch', 'watch']);
+    assert.equal(t.lw.calls[3]!.options.sendInitialEvents, true, 'streaming is still on');
+    assert.ok(!words.lines.some((l) => /does not support/.test(l)), words.lines.join('\n'));
+    assert.ok(words.lines.some((l) => /listing instead for this attempt/.test(l)));
+    await t.stop();
+  });
+
+  test('an idle timeout before the initial-events-end bookmark falls back to a list without turning streaming lists off', async () => {
+    const words = wordsLogger();
+    const t = setup({ watchListEnabled: true, idleTimeoutMs: 1000, logger: words.logger });
+    t.lw.watches.push(
+      new Stream(),
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    t.lw.lists.push(list('10', []));
+    await t.lw.waitForCalls(1);
+    await t.clock.advance(1000);
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
+    await t.clock.waitForTimers(1);
+    await t.clock.advance(60_000);
+    await t.lw.waitForCalls(4);
+    assert.equal(t.lw.calls[3]!.options.sendInitialEvents, true, 'streaming is still on');
+    assert.ok(!words.lines.some((l) => /does not support/.test(l)), words.lines.join('\n'));
+    await t.stop();
+  });
+
+  test('a 400 about a selector (not about streaming) falls back to a list for that attempt, not for good', async () => {
+    const t = setup({ watchListEnabled: true });
+    t.lw.watches.push(
+      new ApiError(
+        status(400, 'BadRequest', { message: 'unable to parse requirement: found "x"' }),
+      ),
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    t.lw.lists.push(list('10', []));
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
+    await t.clock.waitForTimers(1);
+    await t.clock.runNext();
+    await t.lw.waitForCalls(4);
+    assert.equal(t.lw.calls[3]!.options.sendInitialEvents, true);
+    await t.stop();
+  });
+
   test('a server that ignores sendInitialEvents (a bookmark without the end annotation) makes it fall back to a list', async () => {
     const t = setup({ watchListEnabled: true });
     t.lw.watches.push(
@@ -651,6 +824,75 @@ describe('Reflector streaming list', () => {
     await t.lw.waitForCalls(3);
     assert.deepEqual(t.lw.verbs(), ['watch', 'list', 'watch']);
     assert.deepEqual(t.store.log, ['replace [a] @10']);
+    await t.stop();
+  });
+});
+
+describe('Reflector progress logging', () => {
+  const linesLogger = () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: (m) => void lines.push(`debug ${m}`),
+      info: (m) => void lines.push(`info ${m}`),
+      warn: (m) => void lines.push(`warn ${m}`),
+      error: (m) => void lines.push(`error ${m}`),
+    };
+    return { lines, logger };
+  };
+
+  test('a list logs "listed N objects in X ms" at info, a watch start its resourceVersion at debug, a 410 "relisting because" at info', async () => {
+    const words = linesLogger();
+    const t = setup({ logger: words.logger });
+    t.lw.lists.push(list('10', [pod('a', '1'), pod('b', '2')]), list('20', []));
+    t.lw.watches.push(
+      new Stream().push({ type: 'ERROR', object: status(410, 'Expired') }),
+      new Stream(),
+    );
+    await t.lw.waitForCalls(2);
+    await t.clock.waitForTimers(1);
+    assert.ok(words.lines.includes('info reflector: listed 2 objects in 0 ms; resourceVersion 10'));
+    assert.ok(words.lines.includes('debug reflector: watch started from resourceVersion "10"'));
+    assert.ok(
+      words.lines.some((l) =>
+        /^info reflector: relisting because resourceVersion 10 is too old/.test(l),
+      ),
+      words.lines.join('\n'),
+    );
+    await t.stop();
+  });
+
+  test('a streaming list shows it is alive: a progress line every 5 s (or 10 000 objects) while streaming, then "streamed N objects in X ms"', async () => {
+    const words = linesLogger();
+    const t = setup({ watchListEnabled: true, logger: words.logger });
+    const s = new Stream();
+    t.lw.watches.push(s);
+    await t.lw.waitForCalls(1);
+    s.push({ type: 'ADDED', object: pod('a', '1') });
+    await flushAsync();
+    await t.clock.advance(5000);
+    s.push({ type: 'ADDED', object: pod('b', '2') });
+    await flushAsync();
+    assert.ok(
+      words.lines.some((l) =>
+        /^info reflector: streaming list: 2 events so far, 1 objects, 5000 ms/.test(l),
+      ),
+      words.lines.join('\n'),
+    );
+    await t.clock.advance(1000);
+    s.push({
+      type: 'BOOKMARK',
+      object: {
+        metadata: {
+          name: '',
+          resourceVersion: '7',
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      },
+    });
+    await flushAsync();
+    assert.ok(
+      words.lines.includes('info reflector: streamed 2 objects in 6000 ms; resourceVersion 7'),
+    );
     await t.stop();
   });
 });

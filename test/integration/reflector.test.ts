@@ -43,6 +43,7 @@ function ingest(server: TestApiServer, options: ReflectorOptions<Pod> = {}) {
     name: 'pods',
     backoff: fastBackoff,
     logger: noopLogger,
+    watchListEnabled: false,
     watchErrorHandler: (e) => void errors.push(e),
     ...options,
   });

@@ -1,11 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import {
-  PrometheusMetricsProvider,
-  noopReflectorMetricsProvider,
-  workqueueDurationBuckets,
-} from '../../src/metrics/index.js';
+import { PrometheusMetricsProvider, workqueueDurationBuckets } from '../../src/metrics/index.js';
 import { RateLimitingQueue } from '../../src/workqueue/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 
@@ -80,26 +76,6 @@ describe('PrometheusMetricsProvider', () => {
     assert.equal(sample(text, 'workqueue_depth{name="b"}'), 2);
     a.shutDown();
     b.shutDown();
-  });
-
-  test('reflector hooks export lists, watches, events and the last resourceVersion time', async () => {
-    const registry = new Registry();
-    const p = new PrometheusMetricsProvider({ registry });
-    p.newListsMetric('v1/pods').inc();
-    p.newWatchesMetric('v1/pods').inc();
-    const events = p.newWatchEventsMetric('v1/pods');
-    events.inc();
-    events.inc();
-    p.newLastResourceVersionTimestampMetric('v1/pods').set(1767225600);
-    const text = await registry.metrics();
-    assert.equal(sample(text, 'reflector_lists_total{name="v1/pods"}'), 1);
-    assert.equal(sample(text, 'reflector_watches_total{name="v1/pods"}'), 1);
-    assert.equal(sample(text, 'reflector_watch_events_total{name="v1/pods"}'), 2);
-    assert.equal(
-      sample(text, 'reflector_last_resource_version_timestamp_seconds{name="v1/pods"}'),
-      1767225600,
-    );
-    noopReflectorMetricsProvider.newListsMetric('x').inc();
   });
 
   test('a second provider on the same registry fails loudly (metrics already registered)', () => {
