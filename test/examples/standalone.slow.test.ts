@@ -7,9 +7,17 @@
 // rejects, or an asset looked up relative to the wrong directory fails here.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 
@@ -166,6 +174,116 @@ describe('examples stand alone: copied, installed from the packed library, type-
         }
         const help = await ok(npm, ['run', '--silent', 'start', '--', '--help'], dir);
         if (name !== 'quickstart') assert.match(help.stdout, /^Usage: /);
+      },
+    );
+  }
+
+  test(
+    'source maps in the package point at sources that ship in it',
+    { timeout: minutes(2) },
+    async () => {
+      const listing = await ok('tar', ['-tzf', tarball], work);
+      const files = new Set(listing.stdout.split('\n').filter((f) => f !== ''));
+      const maps = [...files].filter((f) => f.endsWith('.map'));
+      assert.ok(maps.length > 0, 'the package has source maps');
+      const dir = join(work, 'unpacked');
+      mkdirSync(dir);
+      await ok('tar', ['-xzf', tarball, '-C', dir], work);
+      const missing: string[] = [];
+      for (const map of maps) {
+        const { sources } = JSON.parse(readFileSync(join(dir, map), 'utf8')) as {
+          sources: string[];
+        };
+        for (const source of sources) {
+          const target = posix.normalize(posix.join(posix.dirname(map), source));
+          if (!files.has(target)) missing.push(`${map} -> ${source}`);
+        }
+      }
+      assert.deepEqual(missing.slice(0, 5), []);
+    },
+  );
+
+  // require(esm): Node 20.19+ and 22.12+ load an ES module graph synchronously when it has
+  // no top-level await; a `require` export condition lets CommonJS code in.
+  for (const [label, extra, nodeBin] of [
+    ['Node 20 with client-node 1.x', ['@kubernetes/client-node@~1.4.0'], undefined],
+    [
+      'Node 22 with client-node 2.x',
+      ['@kubernetes/client-node@2', 'node@22'],
+      'node_modules/node/bin/node',
+    ],
+  ] as const) {
+    test(
+      `require() of every entry point works from CommonJS on ${label}, and TypeScript types it (module nodenext)`,
+      { timeout: minutes(5) },
+      async () => {
+        const dir = join(work, `cjs-${label.replace(/\W+/g, '-')}`);
+        mkdirSync(dir);
+        writeFileSync(
+          join(dir, 'package.json'),
+          '{"name":"cjs-consumer","private":true,"type":"commonjs"}',
+        );
+        await ok(
+          npm,
+          [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            '--loglevel=error',
+            tarball,
+            ...extra,
+            'prom-client@^15',
+            'yaml@^2',
+            'json-schema-to-typescript@^15',
+            'typescript@^5.9.3',
+            '@types/node@^20',
+          ],
+          dir,
+        );
+        writeFileSync(
+          join(dir, 'main.cjs'),
+          [
+            "const kit = require('kube-controller-kit');",
+            "const testing = require('kube-controller-kit/testing');",
+            "const metrics = require('kube-controller-kit/metrics');",
+            "const codegen = require('kube-controller-kit/codegen');",
+            'console.log(process.versions.node.split(".")[0], kit.VERSION, typeof kit.SharedInformerFactory, typeof testing.startTestApiServer, typeof metrics.PrometheusMetricsProvider, typeof codegen.generateTypes);',
+            'testing.startTestApiServer().then(async (s) => { const pods = await new kit.ResourceClient(s.kubeConfig(), kit.podsResource).list(); console.log("pods", pods.items.length); await s.close(); });',
+          ].join('\n'),
+        );
+        const node = nodeBin === undefined ? process.execPath : join(dir, nodeBin);
+        const r = await ok(node, ['main.cjs'], dir);
+        const major = nodeBin === undefined ? process.versions.node.split('.')[0] : '22';
+        assert.match(
+          r.stdout,
+          new RegExp(
+            `^${major} \\d+\\.\\d+\\.\\d+ function function function function\\npods 0\\n$`,
+          ),
+        );
+        assert.doesNotMatch(r.stderr, /ERR_REQUIRE|top-level await/);
+        writeFileSync(
+          join(dir, 'main.cts'),
+          "import kit = require('kube-controller-kit');\nimport testing = require('kube-controller-kit/testing');\nconst v: string = kit.VERSION;\nexport const start: typeof testing.startTestApiServer = testing.startTestApiServer;\nconsole.log(v);\n",
+        );
+        writeFileSync(
+          join(dir, 'tsconfig.json'),
+          JSON.stringify({
+            compilerOptions: {
+              module: 'nodenext',
+              moduleResolution: 'nodenext',
+              strict: true,
+              noEmit: true,
+              types: ['node'],
+            },
+            files: ['main.cts'],
+          }),
+        );
+        await ok(
+          process.execPath,
+          [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+          dir,
+        );
       },
     );
   }
