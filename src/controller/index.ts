@@ -7,6 +7,7 @@
  */
 export {
   Controller,
+  DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
   ControllerAlreadyRunningError,
   ControllerStartedError,
   InvalidControllerOptionsError,
@@ -35,3 +36,11 @@ export {
   or,
 } from './predicates.js';
 export type { UpdatePredicate } from './predicates.js';
+export {
+  controllerMetricNames,
+  getDefaultControllerMetricsProvider,
+  reconcileResultLabels,
+  reconcileTimeBuckets,
+  setDefaultControllerMetricsProvider,
+} from './metrics.js';
+export type { ControllerMetricsProvider, ReconcileResultLabel } from './metrics.js';
