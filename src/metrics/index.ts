@@ -18,3 +18,5 @@ export type {
   MetricsProvider,
   SettableGaugeMetric,
 } from '../workqueue/metrics.js';
+export { PrometheusEventMetricsProvider } from './event_metrics.js';
+export type { PrometheusEventMetricsProviderOptions } from './event_metrics.js';
