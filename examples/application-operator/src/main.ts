@@ -1,7 +1,9 @@
 /**
  * `npm start`: runs the Application operator until Ctrl-C.
  * Default: the in-memory API server, with the CRD applied and one sample Application.
- * `--kubeconfig [PATH]`: a real cluster (apply crd.yaml and rbac.yaml there first).
+ * `--kubeconfig [PATH]`: a real cluster (apply crd.yaml and deploy/ there first; in a Pod,
+ * `--kubeconfig` alone uses the service account). controller-runtime's flags:
+ * `--leader-elect`, `--health-probe-bind-address`, `--metrics-bind-address`.
  */
 import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { runOperator } from './operator.js';
@@ -14,6 +16,25 @@ await runProgram(
     flags: {
       ...clusterFlags,
       namespace: { value: 'NAME', description: 'watch one namespace (default: all)' },
+      'leader-elect': {
+        description:
+          'hold the Lease application-operator before reconciling (run several replicas)',
+      },
+      'leader-election-namespace': {
+        value: 'NAME',
+        description:
+          'namespace of the Lease (default: the Pod namespace; default on the in-memory server)',
+      },
+      'health-probe-bind-address': {
+        value: 'ADDR',
+        default: ':8081',
+        description: '/healthz and /readyz address; 0 disables',
+      },
+      'metrics-bind-address': {
+        value: 'ADDR',
+        default: ':8080',
+        description: '/metrics address; 0 disables',
+      },
     },
   },
   async ({ flags, signal, logger }) => {
@@ -41,6 +62,21 @@ await runProgram(
       }
       await runOperator(cluster.kubeConfig, signal, {
         logger,
+        healthProbeBindAddress: flags['health-probe-bind-address'] ?? ':8081',
+        metricsBindAddress: flags['metrics-bind-address'] ?? ':8080',
+        ...(flags['leader-elect'] === true
+          ? {
+              leaderElection: {
+                id: 'application-operator',
+                // On a real cluster the Manager finds the Pod's namespace itself.
+                ...(flags['leader-election-namespace'] !== undefined
+                  ? { namespace: flags['leader-election-namespace'] }
+                  : cluster.server !== undefined
+                    ? { namespace: 'default' }
+                    : {}),
+              },
+            }
+          : {}),
         ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
         onEvent: (e) => console.log(JSON.stringify(e)),
       });
