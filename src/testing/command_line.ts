@@ -40,8 +40,30 @@ export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
  * (and without a default).
  */
 export type ParsedFlags<F extends FlagSpecs = FlagSpecs> = {
-  readonly [K in keyof F]?: F[K] extends { readonly value: string } ? string : true;
+  readonly [K in keyof F]?: F[K] extends ValuedFlag ? string : true;
 };
+
+/** A flag that takes a value. */
+export interface ValuedFlag {
+  /** The value's placeholder, e.g. `PATH`. */
+  readonly value: string;
+}
+
+/** The type of {@link clusterFlags}. */
+export type ClusterFlagSpecs = {
+  /** `--kubeconfig[=PATH]`: a real cluster instead of the in-memory server. */
+  readonly kubeconfig: FlagSpec & ValuedFlag;
+  /** `--log-level LEVEL` (default info). */
+  readonly 'log-level': FlagSpec & ValuedFlag;
+};
+
+/** What {@link parseCommandLine} returns. */
+export interface ParsedCommandLine<F extends FlagSpecs> {
+  /** `--help` or `-h` was given: print the usage and stop. */
+  help: boolean;
+  /** The flags, with defaults filled in. */
+  flags: ParsedFlags<F>;
+}
 
 /** The command line was wrong: an unknown flag, a missing value, a stray argument. */
 export class UsageError extends KubeControllerKitError {
@@ -62,7 +84,7 @@ export class UsageError extends KubeControllerKitError {
  * The flags every example shares: where to run and how much to log. `--kubeconfig` alone
  * follows the default chain (`$KUBECONFIG`, the Pod's service account, `~/.kube/config`).
  */
-export const clusterFlags = {
+export const clusterFlags: ClusterFlagSpecs = {
   kubeconfig: {
     value: 'PATH',
     optionalValue: true,
@@ -74,7 +96,7 @@ export const clusterFlags = {
     default: 'info',
     description: 'debug, info, warn, error or silent',
   },
-} as const satisfies FlagSpecs;
+};
 
 /** The usage text of a program: name, summary, flags with their values and defaults. */
 export function usage(spec: CommandSpec<FlagSpecs>): string {
@@ -107,7 +129,7 @@ export function usage(spec: CommandSpec<FlagSpecs>): string {
 export function parseCommandLine<F extends FlagSpecs>(
   argv: readonly string[],
   spec: CommandSpec<F>,
-): { help: boolean; flags: ParsedFlags<F> } {
+): ParsedCommandLine<F> {
   const text = usage(spec);
   const flags: Record<string, string | true | undefined> = {};
   for (const [name, f] of Object.entries(spec.flags)) {
@@ -189,7 +211,7 @@ export async function runProgram<F extends FlagSpecs>(
     process.exitCode = code;
     return code;
   };
-  let parsed: { help: boolean; flags: ParsedFlags<F> };
+  let parsed: ParsedCommandLine<F>;
   try {
     parsed = parseCommandLine(argv, spec);
   } catch (err) {

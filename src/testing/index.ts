@@ -51,9 +51,12 @@ export {
   usage,
 } from './command_line.js';
 export type {
+  ClusterFlagSpecs,
   CommandSpec,
   FlagSpec,
   FlagSpecs,
+  ParsedCommandLine,
   ParsedFlags,
   ProgramContext,
+  ValuedFlag,
 } from './command_line.js';
