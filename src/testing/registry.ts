@@ -201,6 +201,31 @@ export function builtinResources(): ResourceType[] {
         'type',
       ),
     }),
+    // What an operator's deploy/ holds (kubectl apply -k): stored and served, not enforced
+    // (the test server authorizes nothing).
+    builtin({
+      group: '',
+      resource: 'serviceaccounts',
+      kind: 'ServiceAccount',
+      namespaced: true,
+      shortNames: ['sa'],
+    }),
+    ...(
+      [
+        ['Role', 'roles', true],
+        ['RoleBinding', 'rolebindings', true],
+        ['ClusterRole', 'clusterroles', false],
+        ['ClusterRoleBinding', 'clusterrolebindings', false],
+      ] as const
+    ).map(([kind, resource, namespaced]) =>
+      builtin({
+        group: 'rbac.authorization.k8s.io',
+        resource,
+        kind,
+        namespaced,
+        nameRule: 'pathSegment',
+      }),
+    ),
     builtin({
       group: 'apps',
       resource: 'deployments',

@@ -1,35 +1,39 @@
 /**
  * The Application operator: for every `Application` (example.com/v1) it keeps a Deployment
- * and a Service owned by it, writes `status` (available replicas, a `Ready` condition)
- * through the status subresource, and removes its children through a finalizer when the
- * Application is deleted.
+ * and a Service owned by it (written with server-side apply), writes `status` (available
+ * replicas, a `Ready` condition with observedGeneration) through the status subresource,
+ * records Events for what it does, and removes its children through a finalizer when the
+ * Application is deleted. It runs on a `Manager`: one cache, leader election, `/healthz`
+ * `/readyz` and `/metrics`, graceful shutdown.
  *
  * Copy this file as the starting point of your own operator.
  */
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import {
   Controller,
+  EventBroadcaster,
+  Manager,
   ResourceClient,
-  SharedInformerFactory,
   applyFinalizer,
   deploymentsResource,
   generationChanged,
-  isAlreadyExists,
   isNotFound,
   labelsChanged,
-  noopLogger,
+  defaultLogger,
   or,
   retryOnConflict,
   servicesResource,
   splitMetaNamespaceKey,
-} from '../../../src/index.js';
+} from 'kube-controller-kit';
 import type {
   ApiResource,
   DeepReadonly,
+  EventRecorder,
   KubeConfigLike,
   Logger,
+  ManagerLeaderElectionOptions,
   Serialized,
-} from '../../../src/index.js';
+} from 'kube-controller-kit';
 import {
   applicationResource,
   type Application,
@@ -58,10 +62,21 @@ export interface OperatorOptions {
   namespace?: string;
   /** Parallel reconciles (default 2). */
   workers?: number;
-  /** Where the operator logs (default silent). */
+  /** Where the operator logs (default: the library's default, warnings and errors). */
   logger?: Logger;
   /** Called for every step; for progress output and tests. */
   onEvent?: (event: OperatorEvent) => void;
+  /**
+   * Leader election (`--leader-elect`): only the holder of the Lease `id` in `namespace`
+   * reconciles. Default: off.
+   */
+  leaderElection?: ManagerLeaderElectionOptions;
+  /** `/healthz` and `/readyz` address (`--health-probe-bind-address`); default `'0'`: off. */
+  healthProbeBindAddress?: string;
+  /** `/metrics` address (`--metrics-bind-address`); default `'0'`: off. */
+  metricsBindAddress?: string;
+  /** Called once the manager's servers are bound, with their addresses (tests, logs). */
+  onServing?: (addresses: { healthProbe: string | undefined; metrics: string | undefined }) => void;
   /**
    * Where the child Deployments live (default `apps/v1` deployments). Another resource of
    * the same shape may stand in for it, e.g. a CRD on a server without the apps group.
@@ -174,8 +189,9 @@ function containerDiffers(live: DeepReadonly<Deployment>, want: Deployment): boo
 }
 
 /**
- * Runs the operator until `signal` aborts; resolves after every informer, worker and
- * request it started has stopped.
+ * Runs the operator until `signal` aborts; resolves after every informer, worker, server
+ * and request it started has stopped and its Events are flushed. Rejects with
+ * `LeaderElectionLostError` when it loses the Lease (let the process exit non-zero).
  *
  * @param kubeConfig - a client-node KubeConfig: the in-memory server's or a real cluster's.
  */
@@ -184,20 +200,26 @@ export async function runOperator(
   signal: AbortSignal,
   options: OperatorOptions = {},
 ): Promise<void> {
-  const logger = options.logger ?? noopLogger;
+  const logger = options.logger ?? defaultLogger;
   const emit = options.onEvent ?? (() => undefined);
-  const factory = new SharedInformerFactory(kubeConfig, {
+  const manager = new Manager({
+    kubeConfig,
     logger,
-    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    healthProbeBindAddress: options.healthProbeBindAddress ?? '0',
+    metricsBindAddress: options.metricsBindAddress ?? '0',
+    ...(options.namespace !== undefined ? { cache: { namespace: options.namespace } } : {}),
+    ...(options.leaderElection !== undefined ? { leaderElection: options.leaderElection } : {}),
   });
-  const apps = new ResourceClient(factory.transport, applicationResource);
+  const events = new EventBroadcaster(manager.transport, { logger });
+  const recorder = events.newRecorder({ component: FIELD_MANAGER });
+  const apps = new ResourceClient(manager.transport, applicationResource);
   const deploymentResource = options.deploymentResource ?? deploymentsResource;
   const serviceResource = options.serviceResource ?? servicesResource;
-  const deployments = new ResourceClient(factory.transport, deploymentResource);
-  const services = new ResourceClient(factory.transport, serviceResource);
-  const appInformer = factory.forResource(applicationResource);
-  const deploymentInformer = factory.forResource(deploymentResource);
-  const serviceInformer = factory.forResource(serviceResource);
+  const deployments = new ResourceClient(manager.transport, deploymentResource);
+  const services = new ResourceClient(manager.transport, serviceResource);
+  const appInformer = manager.cache.forResource(applicationResource);
+  const deploymentInformer = manager.cache.forResource(deploymentResource);
+  const serviceInformer = manager.cache.forResource(serviceResource);
   const appLister = appInformer.lister();
   const deploymentLister = deploymentInformer.lister();
   const serviceLister = serviceInformer.lister();
@@ -213,7 +235,7 @@ export async function runOperator(
       app,
       {
         apply: async (live) => {
-          const action = await ensureChildren(live, ns, rsignal);
+          const action = await ensureChildren(live, ns, rsignal, recorder);
           emit({ type: 'reconciled', key, action });
           const deployment = deploymentLister.byNamespace(ns).tryGet(name);
           const wanted = computeStatus(live, deployment, new Date());
@@ -227,12 +249,18 @@ export async function runOperator(
               { signal: rsignal, fieldManager: FIELD_MANAGER },
             );
           });
-          emit({
-            type: 'status',
-            key,
-            availableReplicas: wanted.availableReplicas ?? 0,
-            ready: wanted.conditions?.[0]?.status === 'True',
-          });
+          const ready = wanted.conditions?.[0]?.status === 'True';
+          const before = live.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+          if (ready && before !== 'True') {
+            recorder.eventf(
+              live,
+              'Normal',
+              'Ready',
+              '%d replicas available',
+              wanted.availableReplicas ?? 0,
+            );
+          }
+          emit({ type: 'status', key, availableReplicas: wanted.availableReplicas ?? 0, ready });
         },
         cleanup: async () => {
           // Idempotent: it may run again after a failed finalizer removal.
@@ -243,6 +271,7 @@ export async function runOperator(
               if (!isNotFound(err)) throw err;
             }
           }
+          recorder.event(app, 'Normal', 'CleanedUp', 'deleted the Deployment and the Service');
           emit({ type: 'cleaned-up', key });
         },
       },
@@ -250,41 +279,50 @@ export async function runOperator(
     );
   };
 
+  /** Server-side apply of the children, only when they are missing or differ. */
   const ensureChildren = async (
     app: DeepReadonly<Application>,
     ns: string,
     rsignal: AbortSignal,
+    events: EventRecorder,
   ): Promise<'created' | 'updated' | 'unchanged'> => {
     const name = app.metadata?.name ?? '';
-    const write = { signal: rsignal, fieldManager: FIELD_MANAGER };
+    const write = { signal: rsignal, fieldManager: FIELD_MANAGER, force: true };
     let action: 'created' | 'updated' | 'unchanged' = 'unchanged';
+    const deployment = desiredDeployment(app);
     const wantDeployment = {
-      ...desiredDeployment(app),
+      ...deployment,
       apiVersion: apiVersionOf(deploymentResource),
+      kind: 'Deployment',
+      metadata: { ...deployment.metadata, name },
     };
     const liveDeployment = deploymentLister.byNamespace(ns).tryGet(name);
-    if (liveDeployment === undefined) {
-      try {
-        await deployments.namespace(ns).create(wantDeployment, write);
-        action = 'created';
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err; // the cache lags behind: next event fixes it
-      }
-    } else if (containerDiffers(liveDeployment, wantDeployment)) {
-      await deployments
-        .namespace(ns)
-        .patch(name, { spec: wantDeployment.spec }, { ...write, type: 'merge' });
-      action = 'updated';
+    if (liveDeployment === undefined || containerDiffers(liveDeployment, wantDeployment)) {
+      await deployments.namespace(ns).apply(wantDeployment, write);
+      action = liveDeployment === undefined ? 'created' : 'updated';
+      events.eventf(
+        app,
+        'Normal',
+        liveDeployment === undefined ? 'CreatedDeployment' : 'UpdatedDeployment',
+        'Deployment %s: %d replicas of %s',
+        name,
+        app.spec.replicas,
+        app.spec.image,
+      );
     }
     if (serviceLister.byNamespace(ns).tryGet(name) === undefined) {
-      try {
-        await services
-          .namespace(ns)
-          .create({ ...desiredService(app), apiVersion: apiVersionOf(serviceResource) }, write);
-        if (action === 'unchanged') action = 'created';
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-      }
+      const service = desiredService(app);
+      await services.namespace(ns).apply(
+        {
+          ...service,
+          apiVersion: apiVersionOf(serviceResource),
+          kind: 'Service',
+          metadata: { ...service.metadata, name },
+        },
+        write,
+      );
+      events.eventf(app, 'Normal', 'CreatedService', 'Service %s', name);
+      if (action === 'unchanged') action = 'created';
     }
     return action;
   };
@@ -298,18 +336,31 @@ export async function runOperator(
     .for(appInformer, { predicate: or(generationChanged, labelsChanged) })
     .owns(deploymentInformer, { kind: 'Application', apiVersion: 'example.com/v1' })
     .owns(serviceInformer, { kind: 'Application', apiVersion: 'example.com/v1' });
-
-  factory.start(signal);
+  manager.add(controller);
+  manager.add({
+    name: 'synced-report',
+    needLeaderElection: false,
+    start: async (rsignal) => {
+      const synced = await manager.cache.waitForCacheSync(rsignal).catch(() => undefined);
+      if (synced !== undefined && [...synced.values()].every(Boolean)) {
+        logger.info('caches synced', { informers: synced.size });
+        emit({ type: 'synced' });
+      }
+    },
+  });
+  const address = (a: { address: string; port: number } | undefined) =>
+    a === undefined ? undefined : `${a.address}:${a.port}`;
+  void manager.serving().then(
+    () =>
+      options.onServing?.({
+        healthProbe: address(manager.healthProbeAddress),
+        metrics: address(manager.metricsAddress),
+      }),
+    () => undefined,
+  );
   try {
-    const synced = factory.waitForCacheSync(signal).then(
-      (m) => {
-        if ([...m.values()].every(Boolean)) emit({ type: 'synced' });
-      },
-      () => undefined,
-    );
-    await controller.run(signal);
-    await synced;
+    await manager.start(signal);
   } finally {
-    await factory.shutdown();
+    await events.close(AbortSignal.timeout(5000));
   }
 }

@@ -1,0 +1,87 @@
+/**
+ * `npm start`: runs the Application operator until Ctrl-C.
+ * Default: the in-memory API server, with the CRD applied and one sample Application.
+ * `--kubeconfig [PATH]`: a real cluster (apply crd.yaml and deploy/ there first; in a Pod,
+ * `--kubeconfig` alone uses the service account). controller-runtime's flags:
+ * `--leader-elect`, `--health-probe-bind-address`, `--metrics-bind-address`.
+ */
+import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
+import { runOperator } from './operator.js';
+
+await runProgram(
+  {
+    name: 'application-operator',
+    summary:
+      'Keeps a Deployment and a Service for every Application (example.com/v1), writes its status, and cleans up through a finalizer.',
+    flags: {
+      ...clusterFlags,
+      namespace: { value: 'NAME', description: 'watch one namespace (default: all)' },
+      'leader-elect': {
+        description:
+          'hold the Lease application-operator before reconciling (run several replicas)',
+      },
+      'leader-election-namespace': {
+        value: 'NAME',
+        description:
+          'namespace of the Lease (default: the Pod namespace; default on the in-memory server)',
+      },
+      'health-probe-bind-address': {
+        value: 'ADDR',
+        default: ':8081',
+        description: '/healthz and /readyz address; 0 disables',
+      },
+      'metrics-bind-address': {
+        value: 'ADDR',
+        default: ':8080',
+        description: '/metrics address; 0 disables',
+      },
+    },
+  },
+  async ({ flags, signal, logger }) => {
+    // Found from src/main.ts under tsx and from dist/main.js after tsc alike.
+    const crd = packageFile(import.meta.url, 'crd.yaml');
+    const cluster = await openCluster({
+      kubeconfig: flags.kubeconfig,
+      manifests: [crd],
+      fieldManager: 'application-operator',
+      logger,
+      signal,
+    });
+    try {
+      if (cluster.server !== undefined) {
+        cluster.server.create(
+          { group: 'example.com', resource: 'applications' },
+          {
+            apiVersion: 'example.com/v1',
+            kind: 'Application',
+            metadata: { name: 'sample', namespace: 'default' },
+            spec: { image: 'nginx:1.27', replicas: 2, port: 8080 },
+          },
+        );
+        logger.info('created Application default/sample; Ctrl-C to stop');
+      }
+      await runOperator(cluster.kubeConfig, signal, {
+        logger,
+        healthProbeBindAddress: flags['health-probe-bind-address'] ?? ':8081',
+        metricsBindAddress: flags['metrics-bind-address'] ?? ':8080',
+        ...(flags['leader-elect'] === true
+          ? {
+              leaderElection: {
+                id: 'application-operator',
+                // On a real cluster the Manager finds the Pod's namespace itself.
+                ...(flags['leader-election-namespace'] !== undefined
+                  ? { namespace: flags['leader-election-namespace'] }
+                  : cluster.server !== undefined
+                    ? { namespace: 'default' }
+                    : {}),
+              },
+            }
+          : {}),
+        ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+        onEvent: (e) => console.log(JSON.stringify(e)),
+      });
+    } finally {
+      await cluster.close();
+    }
+  },
+);
