@@ -29,8 +29,10 @@ import type { KubeConfigLike, Transport } from '../client/transport.js';
 import type { KubeObject } from '../client/types.js';
 import { ResourceClient } from '../client/resource_client.js';
 import type { Reconciler } from '../controller/controller.js';
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import { LeaderElectedRunner } from '../leaderelection/run_while_leading.js';
 import { LeaseLock } from '../leaderelection/lease_lock.js';
+import type { LeaseClient } from '../leaderelection/lease_lock.js';
 import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -67,6 +69,8 @@ export interface ShardOptions extends ShardLeaseTiming {
   logger?: Logger;
   /** Where drain counts go. */
   metrics?: ShardingMetrics;
+  /** The client the Lease is written with (default: a Lease client on `source`). */
+  leaseClient?: LeaseClient;
 }
 
 /** How {@link Shard.run} ended. */
@@ -81,7 +85,7 @@ export type ShardRunOutcome =
 /** What a drain-aware reconciler needs: this shard's cache and a client to write labels. */
 export interface ShardReconcilerOptions<T extends KubeObject> {
   /** The cache of the informer that selects on {@link Shard.labelSelector}. */
-  store: { getByKey(key: string): T | undefined };
+  store: { getByKey(key: string): DeepReadonly<T> | undefined };
   /** A client for the resource (any namespace scope; the object's namespace is used). */
   client: ResourceClient<T>;
   /** The user's reconcile, called for keys this shard owns. */
@@ -137,7 +141,7 @@ export class Shard {
     signal?: AbortSignal,
   ): Promise<ShardRunOutcome> {
     const o = this.#options;
-    const client = leases(o.source, { namespace: o.namespace });
+    const client = o.leaseClient ?? leases(o.source, { namespace: o.namespace });
     const lock = new LeaseLock(client, {
       namespace: o.namespace,
       name: this.leaseName,
