@@ -28,6 +28,28 @@ export interface Interval {
   end: number;
 }
 
+/** No key was ever reconciled by two shards (or twice) at overlapping times. */
+export function assertNoOverlap(intervals: readonly Interval[]): void {
+  const byKey = new Map<string, Interval[]>();
+  for (const i of intervals) {
+    const list = byKey.get(i.key) ?? [];
+    list.push(i);
+    byKey.set(i.key, list);
+  }
+  for (const [key, list] of byKey) {
+    list.sort((a, b) => a.start - b.start);
+    let prev: Interval | undefined;
+    for (const i of list) {
+      if (prev !== undefined && i.start < prev.end) {
+        assert.fail(
+          `${key} reconciled by ${prev.shard} [${prev.start.toFixed(1)}, ${prev.end.toFixed(1)}] and ${i.shard} [${i.start.toFixed(1)}, ${i.end.toFixed(1)}] at once`,
+        );
+      }
+      if (prev === undefined || i.end > prev.end) prev = i;
+    }
+  }
+}
+
 /** A Lease client whose requests fail while `partitioned`. */
 class PartitionableLeaseClient implements LeaseClient {
   partitioned = false;
@@ -231,24 +253,7 @@ export class Ring {
 
   /** No key was ever reconciled by two shards (or twice) at overlapping times. */
   assertNoOverlap(): void {
-    const byKey = new Map<string, Interval[]>();
-    for (const i of this.intervals) {
-      const list = byKey.get(i.key) ?? [];
-      list.push(i);
-      byKey.set(i.key, list);
-    }
-    for (const [key, list] of byKey) {
-      list.sort((a, b) => a.start - b.start);
-      let prev: Interval | undefined;
-      for (const i of list) {
-        if (prev !== undefined && i.start < prev.end) {
-          assert.fail(
-            `${key} reconciled by ${prev.shard} [${prev.start.toFixed(1)}, ${prev.end.toFixed(1)}] and ${i.shard} [${i.start.toFixed(1)}, ${i.end.toFixed(1)}] at once`,
-          );
-        }
-        if (prev === undefined || i.end > prev.end) prev = i;
-      }
-    }
+    assertNoOverlap(this.intervals);
   }
 
   async close(): Promise<void> {

@@ -54,6 +54,22 @@ describe('sharding on the in-memory server', { timeout: 120_000 }, () => {
       await ring.createObjects('third', 40);
       const four = await ring.settled();
       assert.equal(new Set(four.values()).size, 4, 'four shards own objects');
+      // The admission webhook path agrees with the watch-and-label path.
+      for (const name of ['first-0', 'first-1', 'third-7']) {
+        const patch = ring.sharder.admit({
+          resource: { group: '', version: 'v1', resource: 'configmaps' },
+          operation: 'CREATE',
+          namespace: 'default',
+          object: { metadata: { name, namespace: 'default', labels: { app: 'x' } } },
+        });
+        assert.deepEqual(patch, [
+          {
+            op: 'add',
+            path: `/metadata/labels/${ring.sharder.labels.shard.replace('/', '~1')}`,
+            value: four.get(`default/${name}`),
+          },
+        ]);
+      }
       const share24 = movedShare(two, four);
       assert.ok(share24 > 0.3 && share24 < 0.7, `2→4 moved ${share24.toFixed(2)} (ideal 0.50)`);
       for (const [k, s] of two) {
