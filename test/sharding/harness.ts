@@ -11,7 +11,7 @@ import { SharedInformerFactory } from '../../src/cache/factory.js';
 import { Controller } from '../../src/controller/controller.js';
 import type { Lease, LeaseClient, LeaseRequestOptions } from '../../src/leaderelection/index.js';
 import { Shard, Sharder } from '../../src/sharding/index.js';
-import type { ShardRunOutcome } from '../../src/sharding/index.js';
+import type { RingLabels, ShardRunOutcome } from '../../src/sharding/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
@@ -48,6 +48,49 @@ export function assertNoOverlap(intervals: readonly Interval[]): void {
       if (prev === undefined || i.end > prev.end) prev = i;
     }
   }
+}
+
+/**
+ * Waits for quiescence: the sharder's ring (when given) holds the live shards, every object carries the label of a live shard and no drain
+ * label, and its latest reconcile (by start time) was by that shard. Returns the labels.
+ */
+export async function waitSettled(
+  objects: ResourceClient<KubeObject>,
+  labels: RingLabels,
+  live: () => Set<string>,
+  intervals: readonly Interval[],
+  timeoutMs = 15_000,
+  ring?: () => readonly string[],
+): Promise<Map<string, string | undefined>> {
+  let last = new Map<string, string | undefined>();
+  await eventually(
+    'every object labelled with a live shard and reconciled by it',
+    async () => {
+      const shards = live();
+      // The sharder's ring must hold exactly the live shards (a new one has joined).
+      if (ring !== undefined && ring().join(',') !== [...shards].sort().join(',')) return false;
+      const list = await objects.list();
+      const lastBy = new Map<string, Interval>();
+      for (const i of intervals) {
+        const prev = lastBy.get(i.key);
+        if (prev === undefined || i.start >= prev.start) lastBy.set(i.key, i);
+      }
+      last = new Map();
+      for (const o of list.items) {
+        const l = o.metadata?.labels ?? {};
+        const key = `${NAMESPACE}/${o.metadata?.name ?? ''}`;
+        const shard = l[labels.shard];
+        if (shard === undefined || !shards.has(shard)) return false;
+        if (l[labels.drain] !== undefined) return false;
+        if (lastBy.get(key)?.shard !== shard) return false;
+        last.set(key, shard);
+      }
+      return true;
+    },
+    timeoutMs,
+    20,
+  );
+  return last;
 }
 
 /** A Lease client whose requests fail while `partitioned`. */
@@ -222,33 +265,15 @@ export class Ring {
    * Quiescence: every object carries the label of a working replica and no drain label,
    * and its latest reconcile was by that replica.
    */
-  async settled(timeoutMs = 15_000): Promise<Map<string, string | undefined>> {
-    let last = new Map<string, string | undefined>();
-    await eventually(
-      'every object labelled with a working shard and reconciled by it',
-      async () => {
-        const list = await this.objects.list();
-        const live = new Set(
-          [...this.replicas.values()].filter((r) => r.working).map((r) => r.name),
-        );
-        const lastBy = new Map<string, string>();
-        for (const i of this.intervals) lastBy.set(i.key, i.shard);
-        last = new Map();
-        for (const o of list.items) {
-          const labels = o.metadata?.labels ?? {};
-          const key = `${NAMESPACE}/${o.metadata?.name ?? ''}`;
-          const shard = labels[this.sharder.labels.shard];
-          if (shard === undefined || !live.has(shard)) return false;
-          if (labels[this.sharder.labels.drain] !== undefined) return false;
-          if (lastBy.get(key) !== shard) return false;
-          last.set(key, shard);
-        }
-        return true;
-      },
+  settled(timeoutMs = 15_000): Promise<Map<string, string | undefined>> {
+    return waitSettled(
+      this.objects,
+      this.sharder.labels,
+      () => new Set([...this.replicas.values()].filter((r) => r.working).map((r) => r.name)),
+      this.intervals,
       timeoutMs,
-      20,
+      () => this.sharder.ring.shards,
     );
-    return last;
   }
 
   /** No key was ever reconciled by two shards (or twice) at overlapping times. */
