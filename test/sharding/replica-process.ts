@@ -8,7 +8,7 @@
 // Usage: node --import tsx test/sharding/replica-process.ts
 //   env KUBECONFIG_JSON (a KubeConfig's exportConfig()), SHARD (name),
 //   LEASE_MS / RENEW_MS / RETRY_MS (lease timing), BURN_MS (CPU per reconcile, default 0),
-//   WORKERS (default 2)
+//   WORKERS (default 2), RING (default widgets)
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { SharedInformerFactory } from '../../src/cache/factory.js';
@@ -32,7 +32,7 @@ const now = (): number => performance.timeOrigin + performance.now();
 
 const transport = new Transport(kc, { logger: noopLogger });
 const shard = new Shard({
-  ring: 'widgets',
+  ring: env('RING', 'widgets'),
   name,
   namespace: 'default',
   source: transport,
@@ -91,6 +91,9 @@ const outcome = await shard.run(async (signal) => {
           while (performance.now() < until) {
             // fixed CPU per reconcile
           }
+          // Then yield to the event loop as a reconcile that writes would: a reconcile that
+          // never does starves the Lease renewals and the watch.
+          await new Promise((r) => setImmediate(r));
         } else {
           await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 3)));
         }
