@@ -13,3 +13,4 @@ export * from './dynamic/index.js';
 export * from './workqueue/index.js';
 export * from './leaderelection/index.js';
 export * from './controller/index.js';
+export * from './sharding/index.js';

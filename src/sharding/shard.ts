@@ -85,7 +85,10 @@ export type ShardRunOutcome =
 /** What a drain-aware reconciler needs: this shard's cache and a client to write labels. */
 export interface ShardReconcilerOptions<T extends KubeObject> {
   /** The cache of the informer that selects on {@link Shard.labelSelector}. */
-  store: { getByKey(key: string): DeepReadonly<T> | undefined };
+  store: {
+    /** The cached object of `key`, if any. */
+    getByKey(key: string): DeepReadonly<T> | undefined;
+  };
   /** A client for the resource (any namespace scope; the object's namespace is used). */
   client: ResourceClient<T>;
   /** The user's reconcile, called for keys this shard owns. */

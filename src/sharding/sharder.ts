@@ -132,7 +132,14 @@ export interface AdmissionPatchOperation {
 /** The part of an admission request the sharder reads. */
 export interface AdmissionObjectRequest {
   /** The resource of the request. */
-  resource: { group: string; version: string; resource: string };
+  resource: {
+    /** API group (`''` for core). */
+    group: string;
+    /** Version. */
+    version: string;
+    /** Plural resource name. */
+    resource: string;
+  };
   /** The operation (`CREATE`, `UPDATE`, ...). */
   operation: string;
   /** The namespace of the request. */
