@@ -1,14 +1,14 @@
 // The README's quick start, as a program: a pod informer from a factory, a controller that
 // logs each pod's phase, and the in-memory API server standing in for a cluster.
-// Run: npx tsx examples/quickstart.ts
+// Run: npm start
 import {
   Controller,
   SharedInformerFactory,
   ResourceClient,
   podsResource,
   splitMetaNamespaceKey,
-} from '../src/index.js';
-import { startTestApiServer } from '../src/testing/index.js';
+} from 'kube-controller-kit';
+import { startTestApiServer } from 'kube-controller-kit/testing';
 
 const server = await startTestApiServer(); // or: new KubeConfig().loadFromDefault()
 const kubeConfig = server.kubeConfig();
