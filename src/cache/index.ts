@@ -36,7 +36,7 @@ export {
   ReflectorAlreadyRunningError,
 } from './reflector.js';
 export type { ReflectorOptions, ReflectorStore } from './reflector.js';
-export { SelectorParseError } from './selector_error.js';
+export { SelectorParseError } from '../apimachinery/selector_error.js';
 export {
   parseLabelSelector,
   labelSelectorFromSet,
@@ -47,21 +47,21 @@ export {
   validateLabelValue,
   everything,
   nothing,
-} from './labels.js';
+} from '../apimachinery/labels.js';
 export type {
   LabelSelector,
   LabelRequirement,
   LabelOperator,
   LabelSelectorSpec,
   LabelSelectorRequirementSpec,
-} from './labels.js';
+} from '../apimachinery/labels.js';
 export {
   parseFieldSelector,
   fieldSelectorFromSet,
   everythingFields,
   escapeFieldValue,
-} from './fields.js';
-export type { FieldSelector, FieldRequirement } from './fields.js';
+} from '../apimachinery/fields.js';
+export type { FieldSelector, FieldRequirement } from '../apimachinery/fields.js';
 export type { DeepReadonly } from './deep_readonly.js';
 export {
   metaNamespaceKeyFunc,

@@ -21,7 +21,7 @@ import { defaultLogger, type Logger } from '../util/logger.js';
 import type { DeepReadonly } from './deep_readonly.js';
 import type { ReadonlyIndexer } from './indexer.js';
 import { namespaceIndex } from './indexer.js';
-import type { LabelSelector } from './labels.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
 
 /** Options of a {@link Lister}. */
 export interface ListerOptions {

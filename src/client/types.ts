@@ -9,6 +9,11 @@
  *
  * @module
  */
+import type { ListMeta } from '../apimachinery/meta.js';
+import type { Status } from '../apimachinery/status.js';
+
+export type { ListMeta } from '../apimachinery/meta.js';
+export type { Status, StatusCause, StatusDetails, StatusReason } from '../apimachinery/status.js';
 
 /**
  * The JSON wire form of a type: `Date` becomes `string` at any depth; everything else keeps
@@ -94,16 +99,6 @@ export interface PartialObjectMetadata extends KubeObject {
   kind?: string;
 }
 
-/** List metadata (metadata of a `*List`). */
-export interface ListMeta {
-  /** The version of the list as a whole; watch from here. */
-  resourceVersion?: string;
-  /** Token for the next page, empty on the last page. */
-  continue?: string;
-  /** Estimated number of items after this page. */
-  remainingItemCount?: number;
-}
-
 /** A list response. */
 export interface ObjectList<T> {
   /** `group/version` of the list. */
@@ -114,75 +109,6 @@ export interface ObjectList<T> {
   metadata: ListMeta;
   /** The objects. */
   items: T[];
-}
-
-/** Why a request failed, as a `Status` gives it. */
-export type StatusReason =
-  | 'Unauthorized'
-  | 'Forbidden'
-  | 'NotFound'
-  | 'AlreadyExists'
-  | 'Conflict'
-  | 'Gone'
-  | 'Invalid'
-  | 'ServerTimeout'
-  | 'StoreReadError'
-  | 'Timeout'
-  | 'TooManyRequests'
-  | 'BadRequest'
-  | 'MethodNotAllowed'
-  | 'NotAcceptable'
-  | 'RequestEntityTooLarge'
-  | 'UnsupportedMediaType'
-  | 'InternalError'
-  | 'Expired'
-  | 'ServiceUnavailable'
-  | (string & {});
-
-/** One cause of a failure (for Invalid, one per bad field). */
-export interface StatusCause {
-  /** A machine-readable cause, such as `FieldValueRequired`. */
-  reason?: string;
-  /** Human-readable detail. */
-  message?: string;
-  /** The field at fault, such as `metadata.name`. */
-  field?: string;
-}
-
-/** Details of a failure. */
-export interface StatusDetails {
-  /** Name of the object concerned. */
-  name?: string;
-  /** API group of the object concerned. */
-  group?: string;
-  /** Kind (or resource) of the object concerned. */
-  kind?: string;
-  /** UID of the object concerned. */
-  uid?: string;
-  /** The individual causes. */
-  causes?: StatusCause[];
-  /** How long to wait before retrying, when the server says. */
-  retryAfterSeconds?: number;
-}
-
-/** The API server's `Status` object (meta/v1), returned with every error. */
-export interface Status {
-  /** Always `Status`. */
-  kind?: 'Status';
-  /** Always `v1`. */
-  apiVersion?: string;
-  /** List metadata (unused). */
-  metadata?: ListMeta;
-  /** `Success` or `Failure`. */
-  status?: 'Success' | 'Failure';
-  /** Human-readable description. */
-  message?: string;
-  /** Machine-readable reason. */
-  reason?: StatusReason;
-  /** Extra detail. */
-  details?: StatusDetails;
-  /** The HTTP status code. */
-  code?: number;
 }
 
 /** The kinds of watch event. */

@@ -47,7 +47,7 @@ import { toTransport } from '../client/transport.js';
 import type { ApiResource, Serialized, UnstructuredObject } from '../client/types.js';
 import type { GenericTransform, InformerTuning, TweakListOptionsFunc } from '../cache/factory.js';
 import { deletionHandlingMetaNamespaceKeyFunc, DeletedFinalStateUnknown } from '../cache/keys.js';
-import { parseLabelSelector } from '../cache/labels.js';
+import { parseLabelSelector } from '../apimachinery/labels.js';
 import { listWatchFromClient } from '../cache/listwatch.js';
 import type { HandlerErrorHook } from '../cache/processor.js';
 import { SharedIndexInformer } from '../cache/shared_informer.js';

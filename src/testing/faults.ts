@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Status } from '../client/types.js';
+import type { Status } from '../apimachinery/status.js';
 import { failure } from './status.js';
 
 /** The verbs a request filter can name (as kube-apiserver's audit log names them). */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { groupResourceKey } from '../apimachinery/meta.js';
 import type { UnstructuredObject } from '../client/types.js';
 
 /** Reads one field of an object for a field selector; `undefined` when absent. */
@@ -50,9 +51,7 @@ export interface ResourceType {
 }
 
 /** The storage key of a group/resource: `pods`, `deployments.apps`. */
-export function groupResourceKey(group: string, resource: string): string {
-  return group === '' ? resource : `${resource}.${group}`;
-}
+export { groupResourceKey };
 
 /** Reads a dotted path (`spec.nodeName`) from an object as a string. */
 export function fieldPathGetter(path: string): FieldGetter {

@@ -8,8 +8,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { FieldSelector } from '../cache/fields.js';
-import type { LabelSelector } from '../cache/labels.js';
+import type { FieldSelector } from '../apimachinery/fields.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
 import type { ApiError } from '../client/errors.js';
 import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
@@ -46,6 +46,51 @@ export interface WriteOptions {
   seed?: boolean;
   /** Validate and compute, but store nothing (`dryRun=All`). */
   dryRun?: boolean;
+  /** The `fieldManager` query parameter. */
+  fieldManager?: string;
+  /** The `force` query parameter of an apply. */
+  force?: boolean;
+  /** The `fieldValidation` query parameter. */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Warnings for the client (sent as `Warning` headers); write hooks append to it. */
+  warnings?: string[];
+}
+
+/** The kind of write a hook sees. */
+export type WriteOperation = 'create' | 'update' | 'patch' | 'apply';
+
+/** What a {@link WriteHook} is told about the write it admits. */
+export interface WriteContext {
+  /** create (POST or apply of a new object), update (PUT), patch, or apply (SSA). */
+  operation: WriteOperation;
+  /** The resource written. */
+  type: ResourceType;
+  /** The version of the request (the object is expressed at it). */
+  version: string;
+  /** '' for the main resource, `status` for the status subresource. */
+  subresource: string;
+  /** The stored object before the write; undefined on create. */
+  old: UnstructuredObject | undefined;
+  /** The request's options (fieldManager, force, fieldValidation, dryRun, warnings). */
+  options: WriteOptions;
+  /** For apply and patch: the request body as the client sent it (after decoding). */
+  body: unknown;
+}
+
+/**
+ * A step of the write path, run on every create, update, patch and apply after the
+ * server has set its fields (uid, creationTimestamp, generation, resourceVersion, status
+ * rules) and checked metadata (names, labels, annotations), before the no-op check and
+ * the commit (or the dry-run answer). It returns the object to store
+ * (the same one, changed, or a new one) or throws an `ApiError` (e.g. 422 Invalid) to
+ * refuse the write. Hooks run in the order they were added. In-process seeding
+ * (`server.create`/`update`) runs them too, with `options.seed` set.
+ */
+export interface WriteHook {
+  /** A name for logs and ordering (e.g. `schema`, `managed-fields`). */
+  readonly name: string;
+  /** Admits (and possibly rewrites) the object about to be stored. */
+  admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject;
 }
 
 /** Delete options (the DeleteOptions body). */
@@ -150,6 +195,12 @@ export class ResourceStore {
    * @param watchCache - serve lists at resourceVersion "0" whole, ignoring `limit`, as
    * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
    */
+  /**
+   * The write path's hook points (see {@link WriteHook}): schema validation, pruning and
+   * defaulting, and managedFields bookkeeping plug in here.
+   */
+  readonly writeHooks: WriteHook[] = [];
+
   constructor(storage: Storage, registry: ResourceRegistry, clock: Clock, watchCache = true) {
     this.#storage = storage;
     this.#registry = registry;
@@ -244,6 +295,13 @@ export class ResourceStore {
     return prefix + s;
   }
 
+  /** Runs the write hooks in order. */
+  #admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject {
+    let out = obj;
+    for (const hook of this.writeHooks) out = hook.admit(ctx, out);
+    return out;
+  }
+
   /** Creates an object. */
   create(
     type: ResourceType,
@@ -251,6 +309,17 @@ export class ResourceStore {
     namespace: string,
     body: unknown,
     opts: WriteOptions = {},
+  ): StoredObject {
+    return this.#create(type, version, namespace, body, opts, 'create');
+  }
+
+  #create(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    body: unknown,
+    opts: WriteOptions,
+    operation: WriteOperation,
   ): StoredObject {
     const obj = this.#checkEnvelope(type, version, body);
     const meta = (obj.metadata ??= {});
@@ -293,6 +362,11 @@ export class ResourceStore {
     delete meta.deletionGracePeriodSeconds;
     let stored = obj;
     if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
+    // Hook point: every create (POST, apply or patch-create, seeding) passes here.
+    stored = this.#admit(
+      { operation, type, version, subresource: '', old: undefined, options: opts, body },
+      stored,
+    );
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       stored = withCrdStatus(stored, this.#now());
       const crType = crdResourceType(stored);
@@ -386,15 +460,18 @@ export class ResourceStore {
     }
     this.#bindNamespace(type, meta, namespace);
     const existing = this.get(type, namespace, name);
-    return this.#replace(type, existing, obj, subresource, opts);
+    return this.#replace(type, version, existing, obj, subresource, opts, 'update', body);
   }
 
   #replace(
     type: ResourceType,
+    version: string,
     existing: StoredObject,
     obj: UnstructuredObject,
     subresource: string,
     opts: WriteOptions,
+    operation: WriteOperation,
+    body: unknown,
   ): StoredObject {
     const meta = (obj.metadata ??= {});
     const name = existing.obj.metadata?.name ?? '';
@@ -439,6 +516,8 @@ export class ResourceStore {
       causes.push(...validateCrd(next));
     }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
+    // Hook point: every update, patch and apply of an existing object passes here.
+    next = this.#admit({ operation, type, version, subresource, old, options: opts, body }, next);
     const grKey = groupResourceKey(type.group, type.resource);
     const isCrd =
       type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
@@ -453,7 +532,47 @@ export class ResourceStore {
     return result;
   }
 
-  /** Applies a patch of a given content type. */
+  /**
+   * Server-side apply (`application/apply-patch+yaml`): creates the object when absent,
+   * otherwise merges the applied configuration into it. This is the one entry point of
+   * apply; field ownership (managedFields, conflicts, force, removal of dropped fields)
+   * belongs here.
+   */
+  apply(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions = {},
+  ): { stored: StoredObject; created: boolean } {
+    const cur = this.#storage.get(
+      groupResourceKey(type.group, type.resource),
+      objectKey(type.namespaced ? namespace : '', name),
+    );
+    if (!cur) {
+      const obj = isObject(body) ? { ...body } : body;
+      if (isObject(obj)) obj.metadata = { ...(isObject(obj.metadata) ? obj.metadata : {}), name };
+      return {
+        stored: this.#create(type, version, namespace, obj, opts, 'apply'),
+        created: true,
+      };
+    }
+    return this.#patch(
+      type,
+      version,
+      namespace,
+      name,
+      'application/apply-patch+yaml',
+      body,
+      subresource,
+      opts,
+      'apply',
+    );
+  }
+
+  /** Applies a patch of a given content type (apply patches go to {@link apply}). */
   patch(
     type: ResourceType,
     version: string,
@@ -465,16 +584,32 @@ export class ResourceStore {
     opts: WriteOptions = {},
   ): { stored: StoredObject; created: boolean } {
     if (contentType === 'application/apply-patch+yaml') {
-      const cur = this.#storage.get(
-        groupResourceKey(type.group, type.resource),
-        objectKey(type.namespaced ? namespace : '', name),
-      );
-      if (!cur) {
-        const obj = isObject(body) ? { ...body } : body;
-        if (isObject(obj)) obj.metadata = { ...(isObject(obj.metadata) ? obj.metadata : {}), name };
-        return { stored: this.create(type, version, namespace, obj, opts), created: true };
-      }
+      return this.apply(type, version, namespace, name, body, subresource, opts);
     }
+    return this.#patch(
+      type,
+      version,
+      namespace,
+      name,
+      contentType,
+      body,
+      subresource,
+      opts,
+      'patch',
+    );
+  }
+
+  #patch(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions,
+    operation: WriteOperation,
+  ): { stored: StoredObject; created: boolean } {
     const existing = this.get(type, namespace, name);
     const current = {
       ...existing.obj,
@@ -540,7 +675,10 @@ export class ResourceStore {
     }
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
-    return { stored: this.#replace(type, existing, obj, subresource, opts), created: false };
+    return {
+      stored: this.#replace(type, version, existing, obj, subresource, opts, operation, body),
+      created: false,
+    };
   }
 
   #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {

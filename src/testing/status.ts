@@ -4,22 +4,13 @@
  *
  * @module
  */
+import { groupResourceKey } from '../apimachinery/meta.js';
+import { failureStatus } from '../apimachinery/status.js';
+import type { Status, StatusCause, StatusReason } from '../apimachinery/status.js';
 import { ApiError } from '../client/errors.js';
-import type { Status, StatusCause, StatusReason } from '../client/types.js';
 
 /** Builds a failure Status. */
-export function failure(
-  code: number,
-  reason: StatusReason,
-  message: string,
-  details?: Status['details'],
-): Status {
-  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message };
-  s.reason = reason;
-  if (details) s.details = details;
-  s.code = code;
-  return s;
-}
+export const failure = failureStatus;
 
 /** Throws-able failure carrying its Status (the server renders `err.status`). */
 export function statusError(
@@ -32,9 +23,7 @@ export function statusError(
 }
 
 /** `group/resource` qualified as in messages: `pods`, `leases.coordination.k8s.io`. */
-export function qualified(group: string, resource: string): string {
-  return group === '' ? resource : `${resource}.${group}`;
-}
+export const qualified = groupResourceKey;
 
 /** 404 for a named object. */
 export function notFound(group: string, resource: string, name: string): ApiError {

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { objectKey } from '../apimachinery/meta.js';
 import type { UnstructuredObject } from '../client/types.js';
 
 /** One stored object version. */
@@ -43,10 +44,8 @@ export interface ChangeEvent {
   readonly lines: Map<string, string>;
 }
 
-/** The store key of an object. */
-export function objectKey(namespace: string, name: string): string {
-  return namespace === '' ? name : `${namespace}/${name}`;
-}
+/** The key of an object: `namespace/name`, or `name` when cluster-scoped. */
+export { objectKey };
 
 class Table {
   readonly objects = new Map<string, StoredObject>();

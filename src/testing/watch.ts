@@ -14,8 +14,8 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import type { FieldSelector } from '../cache/fields.js';
-import type { LabelSelector } from '../cache/labels.js';
+import type { FieldSelector } from '../apimachinery/fields.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
 import type { Status, UnstructuredObject } from '../client/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { ResourceType } from './registry.js';

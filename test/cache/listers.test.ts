@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { V1Pod } from '@kubernetes/client-node';
 import { Indexer, metaNamespaceIndexFunc, namespaceIndex } from '../../src/cache/indexer.js';
-import { everything, nothing, parseLabelSelector } from '../../src/cache/labels.js';
+import { everything, nothing, parseLabelSelector } from '../../src/apimachinery/labels.js';
 import { Lister } from '../../src/cache/listers.js';
 import { NotFoundError, isNotFound } from '../../src/client/errors.js';
 import type { Logger } from '../../src/util/logger.js';

@@ -4,15 +4,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { escapeFieldValue, parseFieldSelector } from '../../src/cache/fields.js';
-import type { FieldSelector } from '../../src/cache/fields.js';
+import { escapeFieldValue, parseFieldSelector } from '../../src/apimachinery/fields.js';
+import type { FieldSelector } from '../../src/apimachinery/fields.js';
 import {
   labelRequirement,
   labelSelectorFromRequirements,
   parseLabelSelector,
-} from '../../src/cache/labels.js';
-import type { LabelOperator, LabelSelector } from '../../src/cache/labels.js';
-import { SelectorParseError } from '../../src/cache/selector_error.js';
+} from '../../src/apimachinery/labels.js';
+import type { LabelOperator, LabelSelector } from '../../src/apimachinery/labels.js';
+import { SelectorParseError } from '../../src/apimachinery/selector_error.js';
 
 const RUNS = 1000;
 

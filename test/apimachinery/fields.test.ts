@@ -4,8 +4,8 @@ import {
   escapeFieldValue,
   fieldSelectorFromSet,
   parseFieldSelector,
-} from '../../src/cache/fields.js';
-import { SelectorParseError } from '../../src/cache/selector_error.js';
+} from '../../src/apimachinery/fields.js';
+import { SelectorParseError } from '../../src/apimachinery/selector_error.js';
 
 function parseError(text: string): SelectorParseError {
   try {

@@ -7,8 +7,8 @@ import {
   labelSelectorFromSet,
   nothing,
   parseLabelSelector,
-} from '../../src/cache/labels.js';
-import { SelectorParseError } from '../../src/cache/selector_error.js';
+} from '../../src/apimachinery/labels.js';
+import { SelectorParseError } from '../../src/apimachinery/selector_error.js';
 import { KubeControllerKitError } from '../../src/util/errors.js';
 
 function parseError(text: string): SelectorParseError {
