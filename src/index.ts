@@ -13,4 +13,6 @@ export * from './dynamic/index.js';
 export * from './workqueue/index.js';
 export * from './leaderelection/index.js';
 export * from './controller/index.js';
+export * from './manager/index.js';
+export * from './record/index.js';
 export * from './sharding/index.js';

@@ -17,6 +17,8 @@ export type {
 } from './transport.js';
 export { ResourceClient, NamespaceMismatchError } from './resource_client.js';
 export type {
+  ApplyConfiguration,
+  DeepPartial,
   DeleteOptions,
   ListAllOptions,
   PagedList,

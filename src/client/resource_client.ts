@@ -36,6 +36,33 @@ export interface RequestOptions {
   timeoutMs?: number | undefined;
 }
 
+/**
+ * Every field optional, at any depth (arrays keep their element type, each element partial).
+ */
+export type DeepPartial<T> = T extends (infer U)[]
+  ? DeepPartial<U>[]
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/**
+ * What server-side apply takes for an object of type `T`: any part of it
+ * ({@link DeepPartial}), with its identity required — `apiVersion`, `kind` and
+ * `metadata.name`. (`metadata.namespace` is required at run time for a namespaced resource
+ * unless the client is scoped to a namespace.)
+ */
+export type ApplyConfiguration<T extends KubeObject> = DeepPartial<T> & {
+  /** `group/version` of the object (required by apply). */
+  apiVersion: string;
+  /** Kind of the object (required by apply). */
+  kind: string;
+  /** Metadata; `name` is required. */
+  metadata: DeepPartial<NonNullable<T['metadata']>> & {
+    /** The object's name (required by apply). */
+    name: string;
+  };
+};
+
 /** Options of writes (create, update, patch). */
 export interface WriteOptions extends RequestOptions {
   /** Validate and run admission, but persist nothing (`dryRun=All`). */
@@ -457,16 +484,30 @@ export class ResourceClient<T extends KubeObject> {
   }
 
   /**
-   * Server-side apply of a whole object (its intent): the namespace and name come from the
-   * object. Shorthand for `patch(name, obj, { type: 'apply', ... })`.
+   * Server-side apply of a partial object: only the fields this field manager owns (its
+   * intent). `apiVersion`, `kind` and `metadata.name` are required; the namespace comes from
+   * `metadata.namespace` or the client's scope (one of them is required for a namespaced
+   * resource: {@link NamespaceMismatchError}). Shorthand for
+   * `patch(name, partial, { type: 'apply', fieldManager, force })`; resolves with the whole
+   * object as the server stored it.
+   *
+   * @example
+   * ```ts
+   * await deployments(kc).apply(
+   *   { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' },
+   *     spec: { replicas: 3 } },
+   *   { fieldManager: 'my-controller', force: true },
+   * );
+   * ```
    */
   async apply(
-    obj: T,
+    partial: ApplyConfiguration<T>,
     options: WriteOptions & { fieldManager: string; force?: boolean },
   ): Promise<T> {
+    const obj = partial as KubeObject;
     const ns = this.#namespaceForObject(obj);
     const scoped = ns === this.namespaceName ? this : this.namespace(ns ?? '');
-    return scoped.patch(this.#nameOf(obj, 'apply'), obj, { ...options, type: 'apply' });
+    return scoped.patch(this.#nameOf(obj, 'apply'), partial, { ...options, type: 'apply' });
   }
 
   /**

@@ -1,12 +1,14 @@
 /**
  * The reconcile loop: a {@link Controller} that wires informers to a rate-limited work
- * queue and workers, and the helpers every controller needs — owner-reference mapping,
- * retry on conflict, a finalizer helper, and update-event predicates.
+ * queue and workers, and the helpers every controller needs — owner references, status
+ * conditions, createOrUpdate/createOrPatch, conversion to and from client-node's model
+ * objects, retry on conflict, a finalizer helper, and update-event predicates.
  *
  * @module
  */
 export {
   Controller,
+  DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
   ControllerAlreadyRunningError,
   ControllerStartedError,
   InvalidControllerOptionsError,
@@ -20,8 +22,19 @@ export type {
   Reconciler,
   WatchOptions,
 } from './controller.js';
-export { ownerKeys } from './owner.js';
-export type { OwnerKeysOptions } from './owner.js';
+export {
+  AlreadyOwnedError,
+  getControllerOf,
+  hasOwnerReference,
+  InvalidOwnerError,
+  ownerKeys,
+  OwnerReferenceScopeError,
+  referSameObject,
+  removeOwnerReference,
+  setControllerReference,
+  setOwnerReference,
+} from './owner.js';
+export type { OwnerKeysOptions, SetControllerReferenceOptions } from './owner.js';
 export { DefaultBackoff, DefaultRetry, onError, retryOnConflict } from './retry.js';
 export type { RetryOptions } from './retry.js';
 export { applyFinalizer, FinalizerConflictError, InvalidFinalizerError } from './finalizer.js';
@@ -35,3 +48,37 @@ export {
   or,
 } from './predicates.js';
 export type { UpdatePredicate } from './predicates.js';
+export {
+  controllerMetricNames,
+  getDefaultControllerMetricsProvider,
+  reconcileResultLabels,
+  reconcileTimeBuckets,
+  setDefaultControllerMetricsProvider,
+} from './metrics.js';
+export type { ControllerMetricsProvider, ReconcileResultLabel } from './metrics.js';
+export {
+  findStatusCondition,
+  formatConditionTime,
+  isStatusConditionFalse,
+  isStatusConditionPresentAndEqual,
+  isStatusConditionTrue,
+  removeStatusCondition,
+  setStatusCondition,
+} from './conditions.js';
+export type {
+  Condition,
+  ConditionInput,
+  ConditionStatus,
+  SetStatusConditionOptions,
+} from './conditions.js';
+export {
+  createMergePatch,
+  createOrPatch,
+  createOrUpdate,
+  jsonEqual,
+  MissingObjectNameError,
+  MutateIdentityError,
+} from './create_or_update.js';
+export type { CreateOrUpdateResult, MutateFn, OperationResult } from './create_or_update.js';
+export { fromWire, toWire, UnknownModelError } from './wire.js';
+export type { ModelAttribute, ModelClass } from './wire.js';

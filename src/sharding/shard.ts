@@ -37,6 +37,7 @@ import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
+import { KubeControllerKitError } from '../util/errors.js';
 import type { ShardingMetrics } from './metrics.js';
 import { checkLabelName, ringLabels, ShardingNameError } from './names.js';
 import type { RingLabels } from './names.js';
@@ -93,6 +94,25 @@ export interface ShardReconcilerOptions<T extends KubeObject> {
   client: ResourceClient<T>;
   /** The user's reconcile, called for keys this shard owns. */
   reconcile: Reconciler;
+}
+
+/** The shard's Lease could not be renewed in time; its work was stopped. */
+export class ShardLeaseLostError extends KubeControllerKitError {}
+
+/**
+ * A shard's work as a Manager runnable (`manager.add(shard.runnable(work))`): it does not
+ * wait for leader election — every replica works, on its own share.
+ */
+export interface ShardRunnable {
+  /** For logs. */
+  readonly name: string;
+  /** Always false: shards are all active. */
+  readonly needLeaderElection: false;
+  /**
+   * Holds the shard Lease and runs the work until `signal` aborts; rejects with
+   * {@link ShardLeaseLostError} when the Lease is lost (so the process exits non-zero).
+   */
+  start(signal: AbortSignal): Promise<void>;
 }
 
 /** A member of a ring. */
@@ -183,6 +203,25 @@ export class Shard {
     } finally {
       this.#runner = undefined;
     }
+  }
+
+  /**
+   * The shard's work as a runnable for a Manager: `manager.add(shard.runnable((signal) =>
+   * controller.run(signal)))`. Build the work's informers with {@link Shard.labelSelector}.
+   */
+  runnable(work: (signal: AbortSignal) => Promise<void>): ShardRunnable {
+    return {
+      name: `shard ${this.name} of ring ${this.labels.ring}`,
+      needLeaderElection: false,
+      start: async (signal) => {
+        const outcome = await this.run(work, signal);
+        if (outcome === 'lease-lost') {
+          throw new ShardLeaseLostError(
+            `shard ${this.name} of ring ${this.labels.ring} could not renew its Lease ${this.leaseName} in time and stopped; restart the process to rejoin`,
+          );
+        }
+      },
+    };
   }
 
   /**

@@ -152,6 +152,10 @@ export interface AdmissionObjectRequest {
 export class Sharder {
   /** The ring's label keys. */
   readonly labels: RingLabels;
+  /** For logs, as a Manager runnable. */
+  readonly name: string;
+  /** A Manager runs the sharder only while it leads: one sharder per ring. */
+  readonly needLeaderElection = true;
   readonly #options: SharderOptions;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -167,6 +171,7 @@ export class Sharder {
    */
   constructor(options: SharderOptions) {
     this.labels = ringLabels(options.ring, options.domain);
+    this.name = `sharder of ring ${options.ring}`;
     this.#options = options;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? defaultLogger;
@@ -216,6 +221,11 @@ export class Sharder {
     }
     const escaped = this.labels.shard.replace(/~/g, '~0').replace(/\//g, '~1');
     return [{ op: 'add', path: `/metadata/labels/${escaped}`, value: desired }];
+  }
+
+  /** Same as {@link Sharder.run}: lets a Manager run the sharder (`manager.add(sharder)`). */
+  start(signal: AbortSignal): Promise<void> {
+    return this.run(signal);
   }
 
   /**

@@ -299,8 +299,12 @@ export async function applyManifests(
         ? (obj.metadata?.namespace ?? options.defaultNamespace ?? 'default')
         : undefined;
       if (namespace !== undefined) client = client.namespace(namespace);
-      const body: UnstructuredObject =
-        namespace === undefined ? obj : { ...obj, metadata: { ...obj.metadata, namespace } };
+      const body = {
+        ...obj,
+        apiVersion,
+        kind,
+        metadata: { ...obj.metadata, name, ...(namespace !== undefined ? { namespace } : {}) },
+      };
       const result = await client.apply(body, {
         fieldManager: options.fieldManager,
         force: true,

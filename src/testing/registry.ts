@@ -165,6 +165,24 @@ export function builtinResources(): ResourceType[] {
         'type',
       ),
     }),
+    // events.k8s.io/v1: on a real server a second view of the same stored events; here its
+    // own storage (no conversion between the two APIs).
+    builtin({
+      group: 'events.k8s.io',
+      resource: 'events',
+      kind: 'Event',
+      namespaced: true,
+      fieldSelectors: fields(
+        'regarding.kind',
+        'regarding.namespace',
+        'regarding.name',
+        'regarding.uid',
+        'regarding.apiVersion',
+        'reason',
+        'reportingController',
+        'type',
+      ),
+    }),
     builtin({
       group: 'apps',
       resource: 'deployments',

@@ -1,21 +1,19 @@
-// The README's quick start, as a program: a pod informer from a factory, a controller that
-// logs each pod's phase, and the in-memory API server standing in for a cluster.
-// Run: npm start
-import {
-  Controller,
-  SharedInformerFactory,
-  ResourceClient,
-  podsResource,
-  splitMetaNamespaceKey,
-} from 'kube-controller-kit';
+// The README's quick start, as a program: a Manager with a pod informer from its cache and a
+// controller that logs each pod's phase, the in-memory API server standing in for a
+// cluster. Run: npm start
+import { Controller, Manager, podsResource, splitMetaNamespaceKey } from 'kube-controller-kit';
 import { startTestApiServer } from 'kube-controller-kit/testing';
 
 const server = await startTestApiServer(); // or: new KubeConfig().loadFromDefault()
-const kubeConfig = server.kubeConfig();
-const stop = new AbortController();
+const stop = new AbortController(); // without a signal, start() stops on SIGTERM/SIGINT
 
-const factory = new SharedInformerFactory(kubeConfig, { resyncPeriodMs: 0 });
-const pods = factory.pods(); // SharedIndexInformer<Serialized<V1Pod>>
+const manager = new Manager({
+  kubeConfig: server.kubeConfig(),
+  healthProbeBindAddress: '127.0.0.1:0', // default ':8081' (/healthz, /readyz)
+  metricsBindAddress: '0', // default ':8080' (/metrics, with prom-client installed)
+  // leaderElection: { id: 'pod-logger', namespace: 'default' },
+});
+const pods = manager.cache.pods(); // SharedIndexInformer<Serialized<V1Pod>>
 const lister = pods.lister();
 
 const seen = new Set<string>();
@@ -30,15 +28,14 @@ const controller = new Controller({
     if (seen.size === 3) stop.abort();
   },
 }).for(pods);
+manager.add(controller);
 
-factory.start(stop.signal);
-const client = new ResourceClient(kubeConfig, podsResource).namespace('default');
+const client = manager.client(podsResource); // reads from the cache, writes to the server
 for (const name of ['a', 'b', 'c']) {
   await client.create({
-    metadata: { name },
+    metadata: { name, namespace: 'default' },
     spec: { containers: [{ name: 'c', image: 'nginx' }] },
   });
 }
-await controller.run(stop.signal); // resolves once stopped
-await factory.shutdown();
+await manager.start(stop.signal); // resolves once everything stopped
 await server.close();
