@@ -20,8 +20,8 @@
  * @module
  */
 import type { DeepReadonly } from '../cache/deep_readonly.js';
-import type { LabelSelector } from '../cache/labels.js';
-import { parseLabelSelector } from '../cache/labels.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
+import { parseLabelSelector } from '../apimachinery/labels.js';
 import type {
   DeleteOptions,
   PatchOptions,

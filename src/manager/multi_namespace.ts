@@ -18,7 +18,7 @@
  */
 import type { SharedInformerFactory, InformerForOptions } from '../cache/factory.js';
 import type { DeepReadonly } from '../cache/deep_readonly.js';
-import type { LabelSelector } from '../cache/labels.js';
+import type { LabelSelector } from '../apimachinery/labels.js';
 import type { Lister, NamespaceLister } from '../cache/listers.js';
 import type {
   AddEventHandlerOptions,
