@@ -15,3 +15,4 @@ export * from './leaderelection/index.js';
 export * from './controller/index.js';
 export * from './record/index.js';
 export * from './manager/index.js';
+export * from './sharding/index.js';

@@ -102,6 +102,15 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
       ],
     },
   ],
+  'sharded-operator': [
+    {
+      script: 'start',
+      stdout: [
+        /^\{"shard":"replica-0","key":"default\/widget-\d+","start":\d+,"end":\d+\}$/m,
+        /^\{"shard":"replica-3","key":"default\/widget-\d+"/m,
+      ],
+    },
+  ],
   'application-operator': [
     {
       script: 'demo',

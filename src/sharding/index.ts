@@ -1,0 +1,33 @@
+/**
+ * Horizontal sharding: many active replicas of one controller, coordinated through the
+ * API server with Leases and labels (after kubernetes-controller-sharding's design).
+ *
+ * - {@link HashRing}: the consistent-hash ring over the live shards.
+ * - {@link Shard}: one replica's membership Lease, its label selector, and the drain-aware
+ *   reconciler wrapper.
+ * - {@link Sharder}: labels every object of the ring's resources with its shard, moves
+ *   objects of dead shards at once and drains objects of live shards before moving them.
+ *
+ * See docs/sharding.md.
+ *
+ * @module
+ */
+export { HashRing, HashRingError, hash32, DEFAULT_VIRTUAL_NODES } from './ring.js';
+export { ringLabels, checkLabelName, ShardingNameError, DEFAULT_SHARDING_DOMAIN } from './names.js';
+export type { RingLabels } from './names.js';
+export { Shard } from './shard.js';
+export type {
+  ShardOptions,
+  ShardLeaseTiming,
+  ShardRunOutcome,
+  ShardReconcilerOptions,
+} from './shard.js';
+export { Sharder, objectHashKey } from './sharder.js';
+export type {
+  SharderOptions,
+  ShardedResource,
+  ShardState,
+  AdmissionObjectRequest,
+  AdmissionPatchOperation,
+} from './sharder.js';
+export type { ShardingMetrics } from './metrics.js';

@@ -1,0 +1,429 @@
+/**
+ * The sharder: keeps every object of a ring's resources labelled with the live shard
+ * that owns it.
+ *
+ * Rules:
+ *
+ * - **Membership from Leases.** The live shards are the Leases in the Lease namespace
+ *   labelled with the ring whose holder is set and whose `renewTime + leaseDurationSeconds`
+ *   is still ahead. A released Lease (empty holder) is dead at once; an expired one is dead
+ *   from its expiry (the sharder wakes up at that moment).
+ * - **Assignment by consistent hashing** ({@link HashRing}) of `group/Kind/namespace/name`.
+ *   A controlled resource's object hashes as its controller owner does, so a parent and
+ *   its children land on the same shard.
+ * - **New objects** (no shard label) get the shard label of their owner on the ring.
+ * - **Objects of a dead shard** move at once (their shard no longer works on them).
+ * - **Objects of a live shard that the ring now gives to another** are not relabelled:
+ *   the sharder sets the drain label and waits. The shard releases the object (removes
+ *   both labels) once no reconcile of it runs; the object is then unassigned and gets its
+ *   new shard. So no object is ever worked on by two shards at once.
+ * - Every write carries the resourceVersion the decision was made on (a conflict reads
+ *   the object again), and is retried with the controller rate limiter on failure.
+ *   Everything is re-checked on every Lease change and every `resyncPeriodMs`.
+ *
+ * Run one sharder per ring, under leader election (`runWhileLeading`), in a replica of
+ * the controller or in a process of its own.
+ *
+ * @module
+ */
+import { leasesResource } from '../client/builtins.js';
+import type { KubeConfigLike, Transport } from '../client/transport.js';
+import { toTransport } from '../client/transport.js';
+import type { ApiResource, KubeObject, PartialObjectMetadata } from '../client/types.js';
+import { ResourceClient } from '../client/resource_client.js';
+import { ApiError } from '../client/errors.js';
+import { SharedInformerFactory } from '../cache/factory.js';
+import type { SharedIndexInformer } from '../cache/shared_informer.js';
+import type { Lease } from '../leaderelection/lease_lock.js';
+import type { Clock, Timer } from '../util/clock.js';
+import { realClock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { defaultLogger } from '../util/logger.js';
+import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import { runWorkers } from '../workqueue/workers.js';
+import type { ShardingMetrics } from './metrics.js';
+import { ringLabels } from './names.js';
+import type { RingLabels } from './names.js';
+import { DEFAULT_VIRTUAL_NODES, HashRing } from './ring.js';
+
+/** A resource whose objects a ring shards, and the resources its objects control. */
+export interface ShardedResource {
+  /** The controller's main resource. */
+  resource: ApiResource<KubeObject>;
+  /** Resources whose objects follow their controller owner of `resource` to its shard. */
+  controlled?: ApiResource<KubeObject>[];
+}
+
+/** Options of a {@link Sharder}. */
+export interface SharderOptions {
+  /** The ring's name. */
+  ring: string;
+  /** Namespace of the shard Leases. */
+  leaseNamespace: string;
+  /** What the ring shards. */
+  resources: ShardedResource[];
+  /** Where to read and write: a transport or a KubeConfig. */
+  source: Transport | KubeConfigLike;
+  /** Shard only objects in this namespace (default: all namespaces). */
+  namespace?: string;
+  /** Label domain (default `kube-controller-kit.dev`). */
+  domain?: string;
+  /** Points per shard on the ring (default 100). */
+  virtualNodes?: number;
+  /** How often every object is checked again even without a change (default 5 minutes). */
+  resyncPeriodMs?: number;
+  /** Concurrent label writes (default 4). */
+  workers?: number;
+  /** Source of time (default the real clock). */
+  clock?: Clock;
+  /** Where to log (default warnings and errors to stderr). */
+  logger?: Logger;
+  /** Where assignment, move and drain counts go. */
+  metrics?: ShardingMetrics;
+}
+
+/** A shard as the sharder sees it in the Leases. */
+export interface ShardState {
+  /** The shard's name. */
+  name: string;
+  /** True while its Lease is held and not expired. */
+  live: boolean;
+  /** When its Lease expires (ms since the epoch), or `undefined` when released. */
+  expiresAt: number | undefined;
+}
+
+/** The hash key of an object: `group/Kind/namespace/name`. */
+export function objectHashKey(
+  group: string,
+  kind: string,
+  namespace: string,
+  name: string,
+): string {
+  return `${group}/${kind}/${namespace}/${name}`;
+}
+
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** A sharded resource and the resources whose controller owner decides its shard. */
+interface TargetSpec {
+  resource: ApiResource<KubeObject>;
+  parents: ApiResource<KubeObject>[];
+}
+
+/** A target while running: its metadata informer and a client for label writes. */
+interface Target extends TargetSpec {
+  informer: SharedIndexInformer<PartialObjectMetadata>;
+  client: ResourceClient<KubeObject>;
+}
+
+/** A JSON Patch operation of an admission response. */
+export interface AdmissionPatchOperation {
+  /** Always `add`. */
+  op: 'add';
+  /** JSON pointer of the label (or of the labels map when the object has none). */
+  path: string;
+  /** The label value, or the labels map. */
+  value: string | Record<string, string>;
+}
+
+/** The part of an admission request the sharder reads. */
+export interface AdmissionObjectRequest {
+  /** The resource of the request. */
+  resource: {
+    /** API group (`''` for core). */
+    group: string;
+    /** Version. */
+    version: string;
+    /** Plural resource name. */
+    resource: string;
+  };
+  /** The operation (`CREATE`, `UPDATE`, ...). */
+  operation: string;
+  /** The namespace of the request. */
+  namespace?: string;
+  /** The object as it would be stored. */
+  object?: KubeObject;
+}
+
+/** Keeps a ring's objects labelled with their live shard. */
+export class Sharder {
+  /** The ring's label keys. */
+  readonly labels: RingLabels;
+  /** For logs, as a Manager runnable. */
+  readonly name: string;
+  /** A Manager runs the sharder only while it leads: one sharder per ring. */
+  readonly needLeaderElection = true;
+  readonly #options: SharderOptions;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #virtualNodes: number;
+  readonly #specs: TargetSpec[];
+  #ring: HashRing;
+  #shards: ShardState[] = [];
+  #targets: Target[] = [];
+
+  /**
+   * @param options - the ring, the Lease namespace, the sharded resources, where to write.
+   * @throws ShardingNameError when the ring name or domain cannot form a label key.
+   */
+  constructor(options: SharderOptions) {
+    this.labels = ringLabels(options.ring, options.domain);
+    this.name = `sharder of ring ${options.ring}`;
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#logger = options.logger ?? defaultLogger;
+    this.#virtualNodes = options.virtualNodes ?? DEFAULT_VIRTUAL_NODES;
+    this.#ring = new HashRing([], this.#virtualNodes);
+    this.#specs = [];
+    for (const sharded of options.resources) {
+      this.#specs.push({ resource: sharded.resource, parents: [] });
+      for (const controlled of sharded.controlled ?? []) {
+        this.#specs.push({ resource: controlled, parents: [sharded.resource] });
+      }
+    }
+  }
+
+  /** The ring of live shards as last computed. */
+  get ring(): HashRing {
+    return this.#ring;
+  }
+
+  /** Every shard Lease of the ring as last seen, live or dead. */
+  get shards(): readonly ShardState[] {
+    return this.#shards;
+  }
+
+  /**
+   * The shard label an admission webhook should add to an object being created or
+   * updated without one: a JSON Patch (`[]` when nothing is to be added — the object is
+   * already assigned, is not of a sharded resource, or the ring is empty). Closes the
+   * window between creation and the sharder's label; the sharder stands without it.
+   */
+  admit(request: AdmissionObjectRequest): AdmissionPatchOperation[] {
+    if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return [];
+    const obj = request.object;
+    if (obj === undefined) return [];
+    const spec = this.#specs.find(
+      (t) =>
+        t.resource.group === request.resource.group &&
+        t.resource.resource === request.resource.resource,
+    );
+    if (spec === undefined) return [];
+    const labels = obj.metadata?.labels;
+    if (labels?.[this.labels.shard] !== undefined) return [];
+    const desired = this.#ring.get(this.#hashKey(spec, obj, request.namespace));
+    if (desired === undefined) return [];
+    if (labels === undefined) {
+      return [{ op: 'add', path: '/metadata/labels', value: { [this.labels.shard]: desired } }];
+    }
+    const escaped = this.labels.shard.replace(/~/g, '~0').replace(/\//g, '~1');
+    return [{ op: 'add', path: `/metadata/labels/${escaped}`, value: desired }];
+  }
+
+  /** Same as {@link Sharder.run}: lets a Manager run the sharder (`manager.add(sharder)`). */
+  start(signal: AbortSignal): Promise<void> {
+    return this.run(signal);
+  }
+
+  /**
+   * Runs until `signal` aborts: watches the shard Leases and the sharded objects (metadata
+   * only) and keeps the labels right. Resolves after everything it started has stopped.
+   */
+  async run(signal: AbortSignal): Promise<void> {
+    const o = this.#options;
+    const transport = toTransport(o.source, { clock: this.#clock, logger: this.#logger });
+    const factory = new SharedInformerFactory(transport, {
+      clock: this.#clock,
+      logger: this.#logger,
+    });
+    const leaseInformer = factory.forResource<Lease>(leasesResource, {
+      namespace: o.leaseNamespace,
+      labelSelector: `${this.labels.leaseRing}=${o.ring}`,
+    });
+    const scope = o.namespace === undefined ? {} : { namespace: o.namespace };
+    this.#targets = this.#specs.map((spec) => ({
+      ...spec,
+      informer: factory.forResourceMetadata(spec.resource, scope),
+      client: new ResourceClient<KubeObject>(transport, spec.resource),
+    }));
+    const queue = new RateLimitingQueue<string>({ clock: this.#clock });
+    const enqueueAll = (): void => {
+      this.#targets.forEach((t, i) => {
+        for (const key of t.informer.getIndexer().listKeys()) queue.add(`${i}|${key}`);
+      });
+    };
+    let expiryTimer: Timer | undefined;
+    const recompute = (): void => {
+      expiryTimer?.cancel();
+      expiryTimer = undefined;
+      const next = this.#computeShards(leaseInformer.getIndexer().list() as Lease[]);
+      if (next !== undefined) {
+        expiryTimer = this.#clock.setTimeout(recompute, Math.max(0, next - this.#clock.now()) + 1);
+      }
+      const ring = new HashRing(
+        this.#shards.filter((s) => s.live).map((s) => s.name),
+        this.#virtualNodes,
+      );
+      if (!ring.equals(this.#ring)) {
+        this.#logger.info('shard ring changed', { ring: o.ring, shards: ring.shards.join(',') });
+        this.#ring = ring;
+        o.metrics?.ringSize?.(o.ring, ring.size);
+        enqueueAll();
+      }
+    };
+    leaseInformer.addEventHandler({
+      onAdd: recompute,
+      onUpdate: recompute,
+      onDelete: recompute,
+    });
+    this.#targets.forEach((t, i) => {
+      t.informer.addEventHandler({
+        onAdd: (obj) => queue.add(`${i}|${keyOf(obj)}`),
+        onUpdate: (_old, obj) => queue.add(`${i}|${keyOf(obj)}`),
+      });
+    });
+    factory.start(signal);
+    let resync: Timer | undefined;
+    const scheduleResync = (): void => {
+      resync = this.#clock.setTimeout(() => {
+        enqueueAll();
+        scheduleResync();
+      }, o.resyncPeriodMs ?? 300_000);
+    };
+    const stop = (): void => queue.shutDown();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      await factory.waitForCacheSync(signal);
+      if (signal.aborted) return;
+      recompute();
+      scheduleResync();
+      enqueueAll();
+      await runWorkers(
+        queue,
+        o.workers ?? 4,
+        async (item, s) => {
+          try {
+            await this.#assign(item, s);
+            queue.forget(item);
+          } catch (err) {
+            if (s.aborted) return;
+            this.#logger.warn('could not label an object with its shard; retrying', {
+              ring: o.ring,
+              object: item.slice(item.indexOf('|') + 1),
+              error: err,
+            });
+            queue.addRateLimited(item);
+          }
+        },
+        signal,
+        { logger: this.#logger },
+      );
+    } finally {
+      signal.removeEventListener('abort', stop);
+      queue.shutDown();
+      expiryTimer?.cancel();
+      resync?.cancel();
+      await factory.shutdown();
+      this.#targets = [];
+    }
+  }
+
+  /** Reads the Leases into shard states; returns the earliest future expiry, if any. */
+  #computeShards(leases: readonly Lease[]): number | undefined {
+    const now = this.#clock.now();
+    let next: number | undefined;
+    const states: ShardState[] = [];
+    for (const lease of leases) {
+      const name = lease.metadata?.labels?.[this.labels.leaseShard];
+      if (name === undefined || name === '') continue;
+      const spec = lease.spec ?? {};
+      const holder = spec.holderIdentity ?? '';
+      const renew = Date.parse(spec.renewTime ?? spec.acquireTime ?? '');
+      const duration = (spec.leaseDurationSeconds ?? 0) * 1000;
+      const expiresAt = holder === '' || Number.isNaN(renew) ? undefined : renew + duration;
+      const live = expiresAt !== undefined && expiresAt > now;
+      if (live && (next === undefined || expiresAt < next)) next = expiresAt;
+      states.push({ name, live, expiresAt });
+    }
+    states.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#shards = states;
+    return next;
+  }
+
+  #hashKey(target: TargetSpec, obj: KubeObject, fallbackNamespace?: string): string {
+    const meta = obj.metadata ?? {};
+    const ns = meta.namespace ?? fallbackNamespace ?? '';
+    for (const ref of meta.ownerReferences ?? []) {
+      if (ref.controller !== true) continue;
+      const group = groupOf(ref.apiVersion);
+      const parent = target.parents.find((p) => p.group === group && p.kind === ref.kind);
+      if (parent !== undefined) return objectHashKey(parent.group, parent.kind, ns, ref.name);
+    }
+    return objectHashKey(target.resource.group, target.resource.kind, ns, meta.name ?? '');
+  }
+
+  async #assign(item: string, signal: AbortSignal): Promise<void> {
+    const bar = item.indexOf('|');
+    const target = this.#targets[Number(item.slice(0, bar))];
+    if (target === undefined) return;
+    const obj = target.informer.getIndexer().getByKey(item.slice(bar + 1));
+    if (obj === undefined) return;
+    const meta = obj.metadata ?? {};
+    if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null) return;
+    const o = this.#options;
+    const l = this.labels;
+    const current = meta.labels?.[l.shard];
+    const draining = meta.labels?.[l.drain] !== undefined;
+    const desired = this.#ring.get(this.#hashKey(target, obj as KubeObject));
+    const write = (labels: Record<string, string | null>): Promise<unknown> => {
+      const ns = meta.namespace;
+      const client = ns !== undefined && ns !== '' ? target.client.namespace(ns) : target.client;
+      return client
+        .patch(
+          meta.name ?? '',
+          { metadata: { resourceVersion: meta.resourceVersion, labels } },
+          { type: 'merge', signal },
+        )
+        .catch((err: unknown) => {
+          if (err instanceof ApiError && err.code === 404) return undefined; // gone meanwhile
+          throw err;
+        });
+    };
+    if (current === undefined || !this.#ring.has(current)) {
+      if (desired === undefined) {
+        // No live shard: leave the object unassigned rather than with a dead shard.
+        if (current !== undefined || draining) await write({ [l.shard]: null, [l.drain]: null });
+        return;
+      }
+      await write({ [l.shard]: desired, [l.drain]: null });
+      o.metrics?.assigned?.(o.ring, desired);
+      if (current !== undefined) {
+        o.metrics?.moved?.(o.ring, current, desired);
+        this.#logger.info('moved an object of a dead shard', {
+          ring: o.ring,
+          object: item.slice(bar + 1),
+          from: current,
+          to: desired,
+        });
+      }
+      return;
+    }
+    if (current === desired) {
+      if (draining) await write({ [l.drain]: null }); // the ring changed back before the shard let go
+      return;
+    }
+    if (!draining) {
+      await write({ [l.drain]: 'true' });
+      o.metrics?.drainRequested?.(o.ring, current);
+    }
+  }
+}
+
+function keyOf(obj: { metadata?: { namespace?: string; name?: string } }): string {
+  const ns = obj.metadata?.namespace;
+  const name = obj.metadata?.name ?? '';
+  return ns !== undefined && ns !== '' ? `${ns}/${name}` : name;
+}

@@ -1,0 +1,289 @@
+// A ring of in-process shard replicas and a sharder on one in-memory API server, with every
+// reconcile recorded as an interval, for the sharding invariants.
+import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
+import { ApiError } from '../../src/client/errors.js';
+import { configMapsResource, leases } from '../../src/client/builtins.js';
+import { ResourceClient } from '../../src/client/resource_client.js';
+import { Transport } from '../../src/client/transport.js';
+import type { KubeObject } from '../../src/client/types.js';
+import { SharedInformerFactory } from '../../src/cache/factory.js';
+import { Controller } from '../../src/controller/controller.js';
+import type { Lease, LeaseClient, LeaseRequestOptions } from '../../src/leaderelection/index.js';
+import { Shard, Sharder } from '../../src/sharding/index.js';
+import type { RingLabels, ShardRunOutcome } from '../../src/sharding/index.js';
+import type { TestApiServer } from '../../src/testing/index.js';
+import { noopLogger } from '../../src/util/logger.js';
+import { eventually } from '../support/eventually.js';
+
+export const RING = 'widgets';
+export const NAMESPACE = 'default';
+export const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_400, retryPeriodMs: 300 };
+
+/** One reconcile: which shard, which key, when (ms, performance.now()). */
+export interface Interval {
+  shard: string;
+  key: string;
+  start: number;
+  end: number;
+}
+
+/** No key was ever reconciled by two shards (or twice) at overlapping times. */
+export function assertNoOverlap(intervals: readonly Interval[]): void {
+  const byKey = new Map<string, Interval[]>();
+  for (const i of intervals) {
+    const list = byKey.get(i.key) ?? [];
+    list.push(i);
+    byKey.set(i.key, list);
+  }
+  for (const [key, list] of byKey) {
+    list.sort((a, b) => a.start - b.start);
+    let prev: Interval | undefined;
+    for (const i of list) {
+      if (prev !== undefined && i.start < prev.end) {
+        assert.fail(
+          `${key} reconciled by ${prev.shard} [${prev.start.toFixed(1)}, ${prev.end.toFixed(1)}] and ${i.shard} [${i.start.toFixed(1)}, ${i.end.toFixed(1)}] at once`,
+        );
+      }
+      if (prev === undefined || i.end > prev.end) prev = i;
+    }
+  }
+}
+
+/**
+ * Waits for quiescence: the sharder's ring (when given) holds the live shards, every object carries the label of a live shard and no drain
+ * label, and its latest reconcile (by start time) was by that shard. Returns the labels.
+ */
+export async function waitSettled(
+  objects: ResourceClient<KubeObject>,
+  labels: RingLabels,
+  live: () => Set<string>,
+  intervals: readonly Interval[],
+  timeoutMs = 15_000,
+  ring?: () => readonly string[],
+): Promise<Map<string, string | undefined>> {
+  let last = new Map<string, string | undefined>();
+  await eventually(
+    'every object labelled with a live shard and reconciled by it',
+    async () => {
+      const shards = live();
+      // The sharder's ring must hold exactly the live shards (a new one has joined).
+      if (ring !== undefined && ring().join(',') !== [...shards].sort().join(',')) return false;
+      const list = await objects.list();
+      const lastBy = new Map<string, Interval>();
+      for (const i of intervals) {
+        const prev = lastBy.get(i.key);
+        if (prev === undefined || i.start >= prev.start) lastBy.set(i.key, i);
+      }
+      last = new Map();
+      for (const o of list.items) {
+        const l = o.metadata?.labels ?? {};
+        const key = `${NAMESPACE}/${o.metadata?.name ?? ''}`;
+        const shard = l[labels.shard];
+        if (shard === undefined || !shards.has(shard)) return false;
+        if (l[labels.drain] !== undefined) return false;
+        if (lastBy.get(key)?.shard !== shard) return false;
+        last.set(key, shard);
+      }
+      return true;
+    },
+    timeoutMs,
+    20,
+  );
+  return last;
+}
+
+/** A Lease client whose requests fail while `partitioned`. */
+class PartitionableLeaseClient implements LeaseClient {
+  partitioned = false;
+  constructor(readonly inner: LeaseClient) {}
+  #check(): void {
+    if (this.partitioned) {
+      throw new ApiError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code: 0,
+        message: 'partitioned',
+      });
+    }
+  }
+  async get(name: string, o?: LeaseRequestOptions): Promise<Lease> {
+    this.#check();
+    return this.inner.get(name, o);
+  }
+  async create(lease: Lease, o?: LeaseRequestOptions): Promise<Lease> {
+    this.#check();
+    return this.inner.create(lease, o);
+  }
+  async update(lease: Lease, o?: LeaseRequestOptions): Promise<Lease> {
+    this.#check();
+    return this.inner.update(lease, o);
+  }
+}
+
+/** One replica of the sharded controller. */
+export class Replica {
+  readonly shard: Shard;
+  readonly #leaseClient: PartitionableLeaseClient;
+  readonly #controller = new AbortController();
+  readonly #transport: Transport;
+  outcome: Promise<ShardRunOutcome> | undefined;
+  /** Set while the replica's controller works (holds its Lease). */
+  working = false;
+
+  constructor(
+    readonly ring: Ring,
+    readonly name: string,
+  ) {
+    this.#transport = new Transport(ring.server.kubeConfig(), { logger: noopLogger });
+    this.#leaseClient = new PartitionableLeaseClient(
+      leases(this.#transport, { namespace: NAMESPACE }),
+    );
+    this.shard = new Shard({
+      ring: RING,
+      name,
+      namespace: NAMESPACE,
+      source: this.#transport,
+      leaseClient: this.#leaseClient,
+      logger: noopLogger,
+      ...timing,
+    });
+  }
+
+  start(): void {
+    this.outcome = this.shard.run((signal) => this.#work(signal), this.#controller.signal);
+  }
+
+  async #work(signal: AbortSignal): Promise<void> {
+    const factory = new SharedInformerFactory(this.#transport, {
+      labelSelector: this.shard.labelSelector,
+      logger: noopLogger,
+    });
+    const informer = factory.forResource(configMapsResource, { namespace: NAMESPACE });
+    const client = new ResourceClient(this.#transport, configMapsResource);
+    const record = async (key: string): Promise<void> => {
+      const start = performance.now();
+      await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 4)));
+      this.ring.intervals.push({ shard: this.name, key, start, end: performance.now() });
+    };
+    const controller = new Controller({
+      name: `shard-${this.name}`,
+      workers: 3,
+      logger: noopLogger,
+      reconcile: this.shard.reconciler({ store: informer.getIndexer(), client, reconcile: record }),
+    }).for(informer);
+    this.working = true;
+    factory.start(signal);
+    try {
+      await controller.run(signal, { shutdown: 'abort' });
+    } finally {
+      this.working = false;
+      await factory.shutdown();
+    }
+  }
+
+  /** Stops cleanly: the work stops, then the Lease is released. */
+  async stop(): Promise<ShardRunOutcome | undefined> {
+    this.#controller.abort();
+    try {
+      return await this.outcome;
+    } finally {
+      this.#transport.close();
+    }
+  }
+
+  /** Cuts the replica's Lease off from the server: it stops working at its renew deadline. */
+  partition(): void {
+    this.#leaseClient.partitioned = true;
+  }
+}
+
+/** The sharder, N replicas and the recorded reconciles. */
+export class Ring {
+  readonly intervals: Interval[] = [];
+  readonly replicas = new Map<string, Replica>();
+  readonly sharder: Sharder;
+  readonly #sharderStop = new AbortController();
+  #sharderDone: Promise<void> | undefined;
+  readonly objects: ResourceClient<KubeObject>;
+
+  constructor(readonly server: TestApiServer) {
+    this.sharder = new Sharder({
+      ring: RING,
+      leaseNamespace: NAMESPACE,
+      resources: [{ resource: configMapsResource }],
+      source: server.kubeConfig(),
+      namespace: NAMESPACE,
+      logger: noopLogger,
+    });
+    this.objects = new ResourceClient<KubeObject>(server.kubeConfig(), configMapsResource, {
+      namespace: NAMESPACE,
+    });
+  }
+
+  startSharder(): void {
+    this.#sharderDone = this.sharder.run(this.#sharderStop.signal);
+  }
+
+  add(name: string): Replica {
+    const r = new Replica(this, name);
+    this.replicas.set(name, r);
+    r.start();
+    return r;
+  }
+
+  async remove(name: string): Promise<ShardRunOutcome | undefined> {
+    const r = this.replicas.get(name);
+    assert.ok(r);
+    this.replicas.delete(name);
+    return r.stop();
+  }
+
+  async createObjects(prefix: string, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      await this.objects.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `${prefix}-${i}`, namespace: NAMESPACE },
+      });
+    }
+  }
+
+  /** The shard label of every object. */
+  async assignments(): Promise<Map<string, string | undefined>> {
+    const list = await this.objects.list();
+    return new Map(
+      list.items.map((o) => [
+        `${NAMESPACE}/${o.metadata?.name ?? ''}`,
+        o.metadata?.labels?.[this.sharder.labels.shard],
+      ]),
+    );
+  }
+
+  /**
+   * Quiescence: every object carries the label of a working replica and no drain label,
+   * and its latest reconcile was by that replica.
+   */
+  settled(timeoutMs = 15_000): Promise<Map<string, string | undefined>> {
+    return waitSettled(
+      this.objects,
+      this.sharder.labels,
+      () => new Set([...this.replicas.values()].filter((r) => r.working).map((r) => r.name)),
+      this.intervals,
+      timeoutMs,
+      () => this.sharder.ring.shards,
+    );
+  }
+
+  /** No key was ever reconciled by two shards (or twice) at overlapping times. */
+  assertNoOverlap(): void {
+    assertNoOverlap(this.intervals);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.replicas.keys()].map((n) => this.remove(n)));
+    this.#sharderStop.abort();
+    await this.#sharderDone;
+  }
+}
