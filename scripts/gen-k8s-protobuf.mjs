@@ -109,7 +109,12 @@ console.log(`wrote ${target}: ${keep.size} messages`);
 
 // ---------------------------------------------------------------- OpenAPI v3 schemas
 
-const GROUPS = { core: '', apps: 'apps', coordination: 'coordination.k8s.io', autoscaling: 'autoscaling' };
+const GROUPS = {
+  core: '',
+  apps: 'apps',
+  coordination: 'coordination.k8s.io',
+  autoscaling: 'autoscaling',
+};
 const INLINE = new Set([
   'k8s.io.api.core.v1.Probe.handler',
   'k8s.io.api.core.v1.Volume.volumeSource',
@@ -141,7 +146,11 @@ function parseComment(comment) {
     }
     lines.push(line.trim());
   }
-  const paragraph = lines.join('\n').trim().split(/\n\s*\n/)[0] ?? '';
+  const paragraph =
+    lines
+      .join('\n')
+      .trim()
+      .split(/\n\s*\n/)[0] ?? '';
   return { description: paragraph.replace(/\s*\n\s*/g, ' ').trim(), markers };
 }
 
@@ -211,7 +220,9 @@ for (const [fullName0, type] of keep) {
   const schema = { description, type: 'object', properties };
   const m = /^k8s\.io\.api\.(\w+)\.(\w+)\.(\w+)$/.exec(fullName);
   if (m && roots.includes(fullName) && properties.metadata) {
-    schema['x-kubernetes-group-version-kind'] = [{ group: GROUPS[m[1]] ?? m[1], kind: m[3], version: m[2] }];
+    schema['x-kubernetes-group-version-kind'] = [
+      { group: GROUPS[m[1]] ?? m[1], kind: m[3], version: m[2] },
+    ];
   }
   schemas[schemaName(fullName)] = schema;
 }
