@@ -508,17 +508,42 @@ export class SharedIndexInformer<T extends KubeObject> {
   }
 
   #applyUpsert(obj: T, isInInitialList: boolean): void {
-    let key: string;
+    let key: string | undefined;
+    let old: T | undefined;
     try {
       key = this.#indexer.keyOf(obj);
-      const old = this.#indexer.getByKey(key);
+      old = this.#indexer.getByKey(key) as T | undefined;
       if (this.#mutations !== undefined) this.#reportMutation(this.#mutations.checkKey(key));
       this.#indexer.update(obj);
       this.#mutations?.record(key, obj);
-      this.#notifyUpsert(old, obj, isInInitialList);
     } catch (err) {
       this.#cacheError(err, obj);
+      // The new state could not be cached; the old one would be a lie, so it leaves too.
+      if (key !== undefined && old !== undefined) this.#dropStale(key, old);
+      return;
     }
+    this.#notifyUpsert(old, obj, isInInitialList);
+  }
+
+  /** Removes a cached object whose newer state could not be cached; handlers get a tombstone. */
+  #dropStale(key: string, old: T): void {
+    try {
+      this.#indexer.delete(old);
+      this.#mutations?.forget(key);
+    } catch (err) {
+      this.#cacheError(err, old);
+      return;
+    }
+    if (this.#processor.size === 0) return;
+    this.#processor.distribute(
+      {
+        kind: NotificationKind.Delete,
+        obj: new DeletedFinalStateUnknown<T>(key, old),
+        oldObj: undefined,
+        isInInitialList: false,
+      },
+      false,
+    );
   }
 
   #notifyUpsert(old: T | undefined, obj: T, isInInitialList: boolean): void {
@@ -540,9 +565,11 @@ export class SharedIndexInformer<T extends KubeObject> {
   }
 
   #applyDelete(d: Delta<T>): void {
+    let held: boolean;
     try {
+      const key = this.#indexer.keyOf(d.object);
+      held = this.#indexer.hasKey(key);
       if (this.#mutations !== undefined) {
-        const key = this.#indexer.keyOf(d.object);
         this.#reportMutation(this.#mutations.checkKey(key));
         this.#mutations.forget(key);
       }
@@ -551,7 +578,8 @@ export class SharedIndexInformer<T extends KubeObject> {
       this.#cacheError(err, d.object);
       return;
     }
-    if (this.#processor.size === 0) return;
+    // An object that was skipped (it could not be cached) was never delivered: no delete.
+    if (!held || this.#processor.size === 0) return;
     this.#processor.distribute(
       { kind: NotificationKind.Delete, obj: d.object, oldObj: undefined, isInInitialList: false },
       false,

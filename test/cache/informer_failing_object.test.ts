@@ -182,4 +182,22 @@ describe('a throwing key or index function skips only the failing object', () =>
     assertLoggedSkip(s.errors, 'ns/b');
     await s.stop();
   });
+  test('watch events: a cached object whose new state cannot be cached leaves the cache with a tombstone; deleting a skipped object delivers nothing', async () => {
+    const s = setup();
+    const stream = new Stream();
+    s.lw.queueList(podList('10', [pod('a', '1'), pod('d', '2')])).queueWatch(stream);
+    s.start();
+    await until('synced', () => s.log.length === 2);
+    stream.push(
+      { type: 'MODIFIED', object: bad('a', '11') },
+      { type: 'ADDED', object: bad('b', '12') },
+      { type: 'DELETED', object: bad('b', '13') },
+      { type: 'ADDED', object: pod('c', '14') },
+    );
+    await until('c added', () => s.log.includes('add c'));
+    assert.deepEqual(s.log, ['add a', 'add d', 'delete tombstone(ns/a)', 'add c']);
+    assert.deepEqual(keys(s.informer), ['ns/c', 'ns/d']);
+    assertLoggedSkip(s.errors, 'ns/a');
+    await s.stop();
+  });
 });
