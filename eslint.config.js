@@ -33,6 +33,18 @@ export default tseslint.config(
     },
   },
   {
+    // Each example has its own tsconfig.json for when it is copied out of the repository;
+    // here it is checked through the root one, which maps kube-controller-kit to src/.
+    files: ['examples/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: './tsconfig.json',
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  {
     files: ['src/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',

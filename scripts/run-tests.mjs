@@ -3,15 +3,17 @@
 // Usage: node scripts/run-tests.mjs [file-or-directory ...]   (default: test/)
 // Every test file runs in its own process; test/support/setup.ts fails a file that
 // leaves a handle (socket, server, timer) open after its tests finish.
+// Files named *.slow.test.ts (minutes, need the npm registry) run only when named
+// explicitly, e.g. by `npm run test:examples`, which .ci/run calls after `npm test`.
 import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-function collect(path, out) {
+function collect(path, out, explicit = true) {
   const st = statSync(path);
   if (st.isDirectory()) {
-    for (const name of readdirSync(path).sort()) collect(join(path, name), out);
-  } else if (path.endsWith('.test.ts')) {
+    for (const name of readdirSync(path).sort()) collect(join(path, name), out, false);
+  } else if (path.endsWith('.test.ts') && (explicit || !path.endsWith('.slow.test.ts'))) {
     out.push(path);
   }
 }

@@ -14,3 +14,4 @@ export * from './workqueue/index.js';
 export * from './leaderelection/index.js';
 export * from './controller/index.js';
 export * from './record/index.js';
+export * from './manager/index.js';

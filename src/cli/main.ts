@@ -4,6 +4,7 @@
  *
  * - `kube-controller-kit apiserver [options]`: run the in-memory API server in the foreground.
  * - `kube-controller-kit gen types <crd.yaml…> -o <dir>`: generate TypeScript types from CRDs.
+ * - `kube-controller-kit --version`: print the library's version.
  *
  * Each subcommand is loaded only when used, so `apiserver` does not need the code
  * generator's optional dependencies.
@@ -11,9 +12,12 @@
  * @module
  */
 
+import { VERSION } from '../client/version.js';
+
 const usage = `usage:
   kube-controller-kit apiserver [--kubeconfig PATH] [--port N] [--https] [--token T] [--client-cert]
   kube-controller-kit gen types <crd.yaml...> -o <dir> [--check]
+  kube-controller-kit --version
 run a subcommand with --help for its options`;
 
 async function main(argv: string[]): Promise<number> {
@@ -36,6 +40,11 @@ async function main(argv: string[]): Promise<number> {
       }
       return runGenCli(rest);
     }
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`kube-controller-kit ${VERSION}\n`);
+      return 0;
     case undefined:
     case '-h':
     case '--help':

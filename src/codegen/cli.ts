@@ -3,8 +3,9 @@
  *
  * @module
  */
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { CrdCodegenError, CrdSyntaxError } from './errors.js';
 import { type CrdSource, defaultGenCommand, generateTypes } from './generate_types.js';
@@ -24,7 +25,8 @@ export const GEN_USAGE = `Usage: kube-controller-kit gen types <crd.yaml|crd.jso
 
 Writes TypeScript types for every served version of every CustomResourceDefinition in the
 given manifests: <dir>/<kind>_<version>.ts with the resource interface, its list type and
-an ApiResource constant.
+an ApiResource constant. Paths in the header are relative to the project (the nearest
+directory with a package.json above <dir>), so --check answers the same from any directory.
 
 Options:
   -o, --out <dir>          output directory (created if missing)
@@ -105,9 +107,28 @@ function parseArgs(argv: readonly string[]): ParsedArgs {
   return parsed;
 }
 
+/**
+ * The directory recorded paths are relative to: the nearest one with a package.json above
+ * the output directory (the project), else the working directory. Recording paths from the
+ * project root, not from where the command ran, makes the headers, and so `--check`, the
+ * same from any working directory.
+ */
+function projectRoot(outDir: string, cwd: string): string {
+  for (let dir = outDir; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return cwd;
+  }
+}
+
+/** `path` (as given, relative to `cwd`) relative to `root`, when it lies inside `root`. */
+function fromRoot(path: string, cwd: string, root: string): string {
+  const rel = relative(root, resolve(cwd, path));
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
 /** The header command recorded for these arguments (stable: no absolute paths, fixed order). */
-function recordedCommand(args: ParsedArgs): string {
-  let command = defaultGenCommand(args.files, args.out);
+function recordedCommand(args: ParsedArgs, files: readonly string[], out: string): string {
+  let command = defaultGenCommand(files, out);
   if (args.importFrom !== undefined) command += ` --import-from ${args.importFrom}`;
   if (args.ignoreOtherKinds) command += ' --ignore-other-kinds';
   return command;
@@ -153,10 +174,16 @@ export async function runGenCli(argv: readonly string[], io: GenCliIo = {}): Pro
     return 0;
   }
   const outDir = args.out ?? '.';
+  const dir = resolve(cwd, outDir);
+  const root = projectRoot(dir, cwd);
+  const rootFiles = args.files.map((f) => fromRoot(f, cwd, root));
   try {
-    const sources = await readSources(args.files, cwd);
+    const sources = (await readSources(args.files, cwd)).map((s, i) => ({
+      ...s,
+      file: rootFiles[i] ?? s.file,
+    }));
     const files = await generateTypes(sources, {
-      command: recordedCommand(args),
+      command: recordedCommand(args, rootFiles, fromRoot(outDir, cwd, root)),
       ...(args.importFrom === undefined ? {} : { importFrom: args.importFrom }),
       ignoreOtherKinds: args.ignoreOtherKinds,
     });
@@ -164,7 +191,6 @@ export async function runGenCli(argv: readonly string[], io: GenCliIo = {}): Pro
       err('error: the manifests contain no served CRD version; nothing to generate\n');
       return 1;
     }
-    const dir = resolve(cwd, outDir);
     if (args.check) {
       let stale = 0;
       for (const f of files) {

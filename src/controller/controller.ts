@@ -22,7 +22,13 @@
  *   keys and lets the workers finish what is in flight and what is queued (keys waiting
  *   on a delay are dropped); `'abort'` aborts the signal passed to `reconcile` and stops
  *   once the reconciles in flight have returned. Either way `run()` resolves after every
- *   worker stopped and the event handlers were removed.
+ *   worker stopped and the event handlers were removed — or, when a reconcile ignores its
+ *   signal, once the graceful shutdown timeout (default 30 s, as controller-runtime's) has
+ *   passed: then the keys still reconciling are logged, their signal is aborted, and
+ *   `run()` resolves without waiting for them.
+ * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
+ *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
+ *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.
  *
  * @module
  */
@@ -34,7 +40,7 @@ import type { ResourceEventHandler } from '../cache/processor.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../cache/keys.js';
 import { waitForCacheSyncWithOptions } from '../cache/wait.js';
 import type { KubeObject } from '../client/types.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage, isAbortError, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
@@ -44,6 +50,8 @@ import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
 import type { RateLimiter } from '../workqueue/rate_limiters.js';
 import type { MetricsProvider } from '../workqueue/metrics.js';
 import { runWorkers } from '../workqueue/workers.js';
+import { bindControllerMetrics, getDefaultControllerMetricsProvider } from './metrics.js';
+import type { BoundControllerMetrics, ControllerMetricsProvider } from './metrics.js';
 import { ownerKeys } from './owner.js';
 import type { OwnerKeysOptions } from './owner.js';
 import type { UpdatePredicate } from './predicates.js';
@@ -94,7 +102,15 @@ export interface ControllerOptions {
   onError?: (error: unknown, key: string) => void;
   /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
   metricsProvider?: MetricsProvider;
+  /**
+   * Where the `controller_runtime_*` metrics go (default: the provider set with
+   * `setDefaultControllerMetricsProvider`; none when unset).
+   */
+  controllerMetricsProvider?: ControllerMetricsProvider;
 }
+
+/** controller-runtime's default graceful shutdown timeout: 30 s. */
+export const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS = 30_000;
 
 /** Options of {@link Controller.run}. */
 export interface ControllerRunOptions {
@@ -103,6 +119,14 @@ export interface ControllerRunOptions {
    * `'abort'` aborts the reconcile signal and stops after the in-flight reconciles return.
    */
   shutdown?: 'drain' | 'abort';
+  /**
+   * How long after the signal aborts `run()` waits for the reconciles still running (and,
+   * with `'drain'`, the queued keys) before it gives up on them, logs their keys, aborts
+   * their signal and resolves. Default {@link DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS} (30 s);
+   * `0` does not wait at all; a negative number or `Infinity` waits for ever. Measured on
+   * the controller's clock.
+   */
+  gracefulShutdownTimeoutMs?: number;
 }
 
 /**
@@ -203,6 +227,9 @@ export class Controller {
   readonly #logger: Logger;
   readonly #onError: ((error: unknown, key: string) => void) | undefined;
   readonly #watched: Watched[] = [];
+  readonly #metrics: BoundControllerMetrics | undefined;
+  /** Keys being reconciled right now, with the time each reconcile started. */
+  readonly #active = new Map<string, number>();
   #started = false;
 
   /** @throws {@link InvalidControllerOptionsError} for a missing name or reconcile, or a bad worker count. */
@@ -227,6 +254,11 @@ export class Controller {
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? defaultLogger;
     this.#onError = options.onError;
+    const metricsProvider =
+      options.controllerMetricsProvider ?? getDefaultControllerMetricsProvider();
+    this.#metrics =
+      metricsProvider === undefined ? undefined : bindControllerMetrics(metricsProvider, this.name);
+    this.#metrics?.maxConcurrent.set(workers);
     this.queue = new RateLimitingQueue<string>({
       name: options.name,
       clock: this.#clock,
@@ -323,6 +355,11 @@ export class Controller {
     return this;
   }
 
+  /** The keys being reconciled right now (for shutdown logs and tests). */
+  activeKeys(): string[] {
+    return [...this.#active.keys()];
+  }
+
   /** Queue `key` for a reconcile (ignored after shutdown began). */
   enqueue(key: string): void {
     this.queue.add(key);
@@ -342,15 +379,29 @@ export class Controller {
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {
     if (this.#started) throw new ControllerAlreadyRunningError(this.name);
+    const timeoutMs = options.gracefulShutdownTimeoutMs ?? DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS;
+    if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${this.name}: gracefulShutdownTimeoutMs must be a number of milliseconds, got ${String(timeoutMs)}`,
+      );
+    }
     this.#started = true;
     const mode = options.shutdown ?? 'drain';
     const reconcileAbort = new AbortController();
+    let shutdownTimer: Timer | undefined;
+    let giveUp: (() => void) | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      giveUp = () => resolve('timeout');
+    });
     const onAbort = (): void => {
       if (mode === 'abort') {
         reconcileAbort.abort(signal.reason);
         this.queue.shutDown();
       } else {
         void this.queue.shutDownWithDrain();
+      }
+      if (timeoutMs >= 0 && timeoutMs !== Infinity) {
+        shutdownTimer = this.#clock.setTimeout(() => giveUp?.(), timeoutMs);
       }
     };
     try {
@@ -373,15 +424,34 @@ export class Controller {
       this.#logger.info(
         `controller ${this.name}: caches synced; starting ${this.#workers} worker(s)`,
       );
-      await runWorkers(
+      const workersDone = runWorkers(
         this.queue,
         this.#workers,
         (key: string, workerSignal: AbortSignal) => this.#processKey(key, workerSignal),
         reconcileAbort.signal,
         { logger: this.#logger },
-      );
-      this.#logger.info(`controller ${this.name}: workers stopped`);
+      ).then(() => 'done' as const);
+      const outcome = await Promise.race([workersDone, gaveUp]);
+      if (outcome === 'timeout') {
+        const now = this.#clock.now();
+        const running = [...this.#active].map(([key, since]) => `${key} (${now - since} ms)`);
+        this.#logger.warn(
+          `controller ${this.name}: graceful shutdown timed out after ${timeoutMs} ms; ` +
+            `reconciles still running: ${running.length > 0 ? running.join(', ') : 'none'}; ` +
+            'their signal is aborted and they are no longer awaited',
+          { controller: this.name, keys: [...this.#active.keys()] },
+        );
+        reconcileAbort.abort(signal.reason);
+        workersDone.catch((err: unknown) => {
+          this.#logger.error(`controller ${this.name}: a worker failed after shutdown`, {
+            error: err,
+          });
+        });
+      } else {
+        this.#logger.info(`controller ${this.name}: workers stopped`);
+      }
     } finally {
+      shutdownTimer?.cancel();
       signal.removeEventListener('abort', onAbort);
       this.queue.shutDown();
       for (const { remove } of this.#watched) {
@@ -397,6 +467,10 @@ export class Controller {
   }
 
   async #processKey(key: string, signal: AbortSignal): Promise<void> {
+    const metrics = this.#metrics;
+    const started = this.#clock.now();
+    this.#active.set(key, started);
+    metrics?.activeWorkers.inc();
     let result: ReconcileResult | void;
     try {
       result = await this.#reconcile(key, signal);
@@ -405,18 +479,28 @@ export class Controller {
         this.#logger.debug(`controller ${this.name}: reconcile of ${key} aborted by shutdown`);
         return;
       }
+      metrics?.errors.inc();
+      metrics?.total.error.inc();
       this.queue.addRateLimited(key);
       this.#report(err, key);
       return;
+    } finally {
+      this.#active.delete(key);
+      metrics?.activeWorkers.dec();
+      metrics?.time.observe((this.#clock.now() - started) / 1000);
     }
     if (result === undefined || result === null) {
+      metrics?.total.success.inc();
       this.queue.forget(key);
     } else if (isRequeueAfter(result)) {
+      metrics?.total.requeue_after.inc();
       this.queue.forget(key);
       this.queue.addAfter(key, result.requeueAfterMs);
     } else if (result.requeue === true) {
+      metrics?.total.requeue.inc();
       this.queue.addRateLimited(key);
     } else {
+      metrics?.total.success.inc();
       this.queue.forget(key);
     }
   }

@@ -8,6 +8,7 @@
  */
 export {
   Controller,
+  DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
   ControllerAlreadyRunningError,
   ControllerStartedError,
   InvalidControllerOptionsError,
@@ -73,3 +74,11 @@ export {
 export type { CreateOrUpdateResult, MutateFn, OperationResult } from './create_or_update.js';
 export { fromWire, toWire, UnknownModelError } from './wire.js';
 export type { ModelAttribute, ModelClass } from './wire.js';
+export {
+  controllerMetricNames,
+  getDefaultControllerMetricsProvider,
+  reconcileResultLabels,
+  reconcileTimeBuckets,
+  setDefaultControllerMetricsProvider,
+} from './metrics.js';
+export type { ControllerMetricsProvider, ReconcileResultLabel } from './metrics.js';

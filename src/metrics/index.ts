@@ -6,6 +6,9 @@
  */
 export { PrometheusMetricsProvider, workqueueDurationBuckets } from './prometheus.js';
 export type { PrometheusMetricsProviderOptions } from './prometheus.js';
+export { PrometheusControllerMetricsProvider } from './controller_runtime.js';
+export type { PrometheusControllerMetricsProviderOptions } from './controller_runtime.js';
+export type { ControllerMetricsProvider, ReconcileResultLabel } from '../controller/metrics.js';
 export { noopReflectorMetricsProvider, reflectorMetricNames } from './reflector_metrics.js';
 export type { ReflectorMetricsProvider } from './reflector_metrics.js';
 export type {

@@ -27,3 +27,33 @@ export { CertificateGenerationError, generateTestCertificates } from './certs.js
 export type { TestCertificates } from './certs.js';
 export { runTestApiServerCli } from './cli.js';
 export type { CliIo } from './cli.js';
+export {
+  ClusterConfigError,
+  ManifestError,
+  applyManifests,
+  loadKubeConfig,
+  openCluster,
+  packageFile,
+  readManifests,
+} from './cluster.js';
+export type {
+  ApplyManifestsOptions,
+  Cluster,
+  LoadedKubeConfig,
+  OpenClusterOptions,
+} from './cluster.js';
+export {
+  UsageError,
+  clusterFlags,
+  describeError,
+  parseCommandLine,
+  runProgram,
+  usage,
+} from './command_line.js';
+export type {
+  CommandSpec,
+  FlagSpec,
+  FlagSpecs,
+  ParsedFlags,
+  ProgramContext,
+} from './command_line.js';

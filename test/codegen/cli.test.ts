@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -121,5 +121,48 @@ describe('runGenCli', () => {
     });
     await writeFile(join(cwd, 'unserved.json'), unserved);
     assert.equal((await run('gen', 'types', 'unserved.json', '-o', 'x')).code, 1);
+  });
+});
+
+describe('runGenCli --check from any working directory', () => {
+  let project = '';
+  before(async () => {
+    project = await mkdtemp(join(tmpdir(), 'kck-codegen-project-'));
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'package.json'), '{"name":"p"}');
+    await writeFile(join(project, 'widgets.yaml'), fixture('widgets.yaml'));
+  });
+  after(async () => {
+    await rm(project, { recursive: true, force: true });
+  });
+
+  const gen = async (dir: string, ...argv: string[]) => {
+    let stderr = '';
+    const code = await runGenCli(['gen', 'types', ...argv], {
+      cwd: dir,
+      stdout: () => {},
+      stderr: (t) => (stderr += t),
+    });
+    return { code, stderr };
+  };
+
+  it('records paths from the project root (nearest package.json above the output), so files generated in one directory check clean from another', async () => {
+    const written = await gen(project, 'widgets.yaml', '-o', 'src/apis');
+    assert.equal(written.code, 0, written.stderr);
+    const header = (await readFile(join(project, 'src/apis/widget_v1.ts'), 'utf8')).split('\n');
+    assert.equal(header[1], '// Command: kube-controller-kit gen types widgets.yaml -o src/apis');
+    // From the parent directory, with longer paths; and from inside src/.
+    const parent = join(project, '..');
+    const name = project.slice(parent.length + 1);
+    const fromParent = await gen(
+      parent,
+      `${name}/widgets.yaml`,
+      '-o',
+      `${name}/src/apis`,
+      '--check',
+    );
+    assert.equal(fromParent.code, 0, fromParent.stderr);
+    const fromSrc = await gen(join(project, 'src'), '../widgets.yaml', '-o', 'apis', '--check');
+    assert.equal(fromSrc.code, 0, fromSrc.stderr);
   });
 });

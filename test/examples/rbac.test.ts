@@ -7,11 +7,11 @@ import { after, before, describe, test } from 'node:test';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { RecordedRequest, TestApiServer } from '../../src/testing/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
-import { readManifests } from '../../examples/shared/cluster.js';
+import { readManifests } from '../../src/testing/index.js';
 import { runOperator } from '../../examples/application-operator/src/operator.js';
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
-import { runReplica } from '../../examples/leader-elected/src/replica.js';
+import { STAMP_LABEL, runReplica } from '../../examples/leader-elected/src/replica.js';
 import { eventually as waitUntil } from '../support/eventually.js';
 import { installApplicationCrd } from './support.js';
 
@@ -110,7 +110,9 @@ describe('examples: RBAC manifests are exactly what the examples need', () => {
   let server: TestApiServer;
 
   before(async () => {
-    server = await startTestApiServer({ namespaces: ['default', 'application-operator'] });
+    server = await startTestApiServer({
+      namespaces: ['default', 'application-operator', 'leader-elected-example'],
+    });
   });
   after(() => server.close());
 
@@ -222,27 +224,36 @@ describe('examples: RBAC manifests are exactly what the examples need', () => {
     assertAllGranted(grants, resourceRequests(server));
   });
 
-  test('leader-elected: the operator ClusterRole plus create and get/update on its one Lease', async () => {
-    const own = await grantsOf('leader-elected');
-    assert.deepEqual(render(own), [
-      'Role/application-operator-leader-election coordination.k8s.io leases create',
-      'Role/application-operator-leader-election coordination.k8s.io leases get,update names=application-operator',
+  test('leader-elected: list/watch/patch ConfigMaps, create leases and get/update its one Lease, all in its namespace', async () => {
+    const grants = await grantsOf('leader-elected');
+    assert.deepEqual(render(grants), [
+      'Role/leader-elected-example coordination.k8s.io leases create',
+      'Role/leader-elected-example coordination.k8s.io leases get,update names=leader-elected-example',
+      'Role/leader-elected-example core configmaps list,patch,watch',
     ]);
-    assert.equal(own[0]?.namespace, 'application-operator');
-    const grants = [...own, ...(await grantsOf('application-operator'))];
+    assert.ok(grants.every((g) => g.namespace === 'leader-elected-example'));
     server.clearRequests();
     const stop = new AbortController();
-    let leading = false;
+    let stamped = false;
     const done = runReplica(server.kubeConfig(), stop.signal, {
       identity: 'replica-a',
-      leaseNamespace: 'application-operator',
+      namespace: 'leader-elected-example',
       timing: { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 },
       onEvent: (e) => {
-        if (e.type === 'leading') leading = true;
+        if (e.type === 'stamped') stamped = true;
       },
     });
     try {
-      await eventually('leading', () => leading);
+      server.create('configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: 'c',
+          namespace: 'leader-elected-example',
+          labels: { [STAMP_LABEL]: 'true' },
+        },
+      });
+      await eventually('a stamp', () => stamped);
       await eventually('a renewal', () =>
         server.requests.some((r) => r.resource === 'leases' && r.verb === 'update'),
       );
@@ -252,6 +263,7 @@ describe('examples: RBAC manifests are exactly what the examples need', () => {
     }
     const requests = resourceRequests(server);
     assert.ok(requests.some((r) => r.resource === 'leases' && r.verb === 'create'));
+    assert.ok(requests.some((r) => r.resource === 'configmaps' && r.verb === 'patch'));
     assertAllGranted(grants, requests);
   });
 });

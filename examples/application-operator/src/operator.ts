@@ -17,19 +17,19 @@ import {
   isAlreadyExists,
   isNotFound,
   labelsChanged,
-  noopLogger,
+  defaultLogger,
   or,
   retryOnConflict,
   servicesResource,
   splitMetaNamespaceKey,
-} from '../../../src/index.js';
+} from 'kube-controller-kit';
 import type {
   ApiResource,
   DeepReadonly,
   KubeConfigLike,
   Logger,
   Serialized,
-} from '../../../src/index.js';
+} from 'kube-controller-kit';
 import {
   applicationResource,
   type Application,
@@ -58,7 +58,7 @@ export interface OperatorOptions {
   namespace?: string;
   /** Parallel reconciles (default 2). */
   workers?: number;
-  /** Where the operator logs (default silent). */
+  /** Where the operator logs (default: the library's default, warnings and errors). */
   logger?: Logger;
   /** Called for every step; for progress output and tests. */
   onEvent?: (event: OperatorEvent) => void;
@@ -184,7 +184,7 @@ export async function runOperator(
   signal: AbortSignal,
   options: OperatorOptions = {},
 ): Promise<void> {
-  const logger = options.logger ?? noopLogger;
+  const logger = options.logger ?? defaultLogger;
   const emit = options.onEvent ?? (() => undefined);
   const factory = new SharedInformerFactory(kubeConfig, {
     logger,
@@ -303,7 +303,10 @@ export async function runOperator(
   try {
     const synced = factory.waitForCacheSync(signal).then(
       (m) => {
-        if ([...m.values()].every(Boolean)) emit({ type: 'synced' });
+        if ([...m.values()].every(Boolean)) {
+          logger.info('caches synced', { informers: m.size });
+          emit({ type: 'synced' });
+        }
       },
       () => undefined,
     );

@@ -3,8 +3,8 @@
  * starts an informer per served version, as they disappear it stops it, and every event is
  * logged with its group/version/resource.
  */
-import { CRDInformerManager, DeletedFinalStateUnknown, crdSelector } from '../../../src/index.js';
-import type { ApiResource, KubeConfigLike, UnstructuredObject } from '../../../src/index.js';
+import { CRDInformerManager, DeletedFinalStateUnknown, crdSelector } from 'kube-controller-kit';
+import type { ApiResource, KubeConfigLike, Logger, UnstructuredObject } from 'kube-controller-kit';
 
 /** One event, as the watcher reports it. */
 export interface DynamicEvent {
@@ -22,6 +22,8 @@ export interface DynamicWatcherOptions {
   group?: string;
   /** Receives each event (default: printed with console.log). */
   onEvent?: (event: DynamicEvent) => void;
+  /** Where the manager and its informers log (default: the library's default). */
+  logger?: Logger;
 }
 
 function gvrOf(r: ApiResource<UnstructuredObject>): string {
@@ -45,6 +47,7 @@ export async function runDynamicWatcher(
     options.onEvent ?? ((e: DynamicEvent) => console.log(`${e.gvr}  ${e.type.padEnd(7)} ${e.key}`));
   const manager = new CRDInformerManager(kubeConfig, {
     predicate: crdSelector({ groups: [options.group ?? 'example.com'] }),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   manager.addEventHandler(
     {

@@ -13,8 +13,8 @@ import {
   runWorkers,
   splitMetaNamespaceKey,
   waitForCacheSync,
-} from '../../../src/index.js';
-import type { DeepReadonly, KubeConfigLike, Serialized } from '../../../src/index.js';
+} from 'kube-controller-kit';
+import type { DeepReadonly, KubeConfigLike, Logger, Serialized } from 'kube-controller-kit';
 
 type Pod = Serialized<V1Pod>;
 
@@ -53,6 +53,8 @@ export interface PodWatcherOptions {
   onReport?: (report: PodReport) => void;
   /** Called once the cache has synced. */
   onSynced?: () => void;
+  /** Where the informer and the queue log (default: the library's default, warnings only). */
+  logger?: Logger;
 }
 
 /** Runs the watcher until `signal` aborts; resolves after everything has stopped. */
@@ -69,10 +71,10 @@ export async function runPodWatcher(
           ? `pod ${r.key} deleted`
           : `pod ${r.key} phase=${r.terminating ? 'Terminating' : (r.phase ?? '?')} node=${r.node ?? '(unscheduled)'} podsOnNode=${r.podsOnNode}`,
       ));
-  const factory = new SharedInformerFactory(
-    kubeConfig,
-    options.namespace !== undefined ? { namespace: options.namespace } : {},
-  );
+  const factory = new SharedInformerFactory(kubeConfig, {
+    ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
   const informer = factory.pods({
     indexers: { [namespaceIndex]: metaNamespaceIndexFunc, [byNode]: nodeNameIndexFunc },
   });
@@ -114,7 +116,11 @@ export async function runPodWatcher(
 
   factory.start(signal);
   try {
-    if (await waitForCacheSync(signal, () => registration.hasSynced())) options.onSynced?.();
+    options.logger?.info('waiting for the pods cache to sync');
+    if (await waitForCacheSync(signal, () => registration.hasSynced())) {
+      options.logger?.info('pods cache synced', { pods: indexer.list().length });
+      options.onSynced?.();
+    }
     await runWorkers(
       queue,
       options.workers ?? 2,
@@ -123,6 +129,7 @@ export async function runPodWatcher(
           reconcile(key);
           queue.forget(key);
         } catch (err) {
+          options.logger?.error('reconcile failed; retrying with backoff', { key, error: err });
           queue.addRateLimited(key); // retried with backoff
           throw err;
         }

@@ -1,0 +1,43 @@
+/**
+ * The Manager: one object that runs an operator process — a shared cache, controllers
+ * and other runnables, leader election, `/healthz` and `/readyz` probes, a `/metrics`
+ * endpoint, and graceful shutdown on SIGTERM/SIGINT (controller-runtime's `manager`).
+ *
+ * @module
+ */
+export {
+  DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
+  DEFAULT_METRICS_BIND_ADDRESS,
+  IN_CLUSTER_NAMESPACE_FILE,
+  Manager,
+} from './manager.js';
+export type {
+  AddRunnableOptions,
+  ManagerCacheOptions,
+  ManagerLeaderElectionOptions,
+  ManagerOptions,
+  MetricsRegistry,
+  Runnable,
+} from './manager.js';
+export {
+  BindError,
+  InvalidManagerOptionsError,
+  LeaderElectionLostError,
+  ManagerAlreadyStartedError,
+  ManagerStoppingError,
+  RunnableFailedError,
+} from './errors.js';
+export { HealthCheckSet, ping } from './healthz.js';
+export type { HealthCheck } from './healthz.js';
+export { parseBindAddress } from './servers.js';
+export type { BindAddress } from './servers.js';
+export { setupSignalHandler } from './signals.js';
+export type { SignalHandler, SignalHandlerOptions } from './signals.js';
+export {
+  MultiNamespaceInformer,
+  MultiNamespaceLister,
+  NamespaceNotCachedError,
+} from './multi_namespace.js';
+export type { CacheInformer, CacheLister, InformerHandler } from './multi_namespace.js';
+export { CachedClient, CacheNotStartedError } from './cached_client.js';
+export type { CachedGetOptions, CachedListOptions } from './cached_client.js';

@@ -1,0 +1,111 @@
+/**
+ * The manager's HTTP servers: parsing Go-style bind addresses and serving a handler until
+ * closed, with no socket left behind.
+ *
+ * @module
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BindError, InvalidManagerOptionsError } from './errors.js';
+
+/** Where a server listens, parsed from `host:port`. `host` undefined = every interface. */
+export interface BindAddress {
+  /** The address as given. */
+  readonly text: string;
+  /** The host (without brackets); undefined for `:port` (every interface, as Go does). */
+  readonly host: string | undefined;
+  /** The port; 0 picks a free one. */
+  readonly port: number;
+}
+
+/**
+ * Parse a bind address as controller-runtime takes it: `:8080` (every interface),
+ * `127.0.0.1:8080`, `[::1]:0`, `localhost:9090`; `'0'` or `''` disables the server
+ * (returns undefined).
+ *
+ * @throws {@link InvalidManagerOptionsError} naming the option when the address is malformed.
+ */
+export function parseBindAddress(option: string, text: string): BindAddress | undefined {
+  if (typeof text !== 'string') {
+    throw new InvalidManagerOptionsError(`${option} must be a string such as ':8080' or '0'`);
+  }
+  if (text === '0' || text === '') return undefined;
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  const port = m === null ? NaN : Number(m[3]);
+  if (m === null || !(port >= 0 && port <= 65535)) {
+    throw new InvalidManagerOptionsError(
+      `${option} ${JSON.stringify(text)} is not a bind address: use host:port (':8080', '127.0.0.1:0', '[::1]:8080') or '0' to disable`,
+    );
+  }
+  const host = m[1] ?? m[2];
+  return { text, host: host === '' || host === undefined ? undefined : host, port };
+}
+
+/** A running HTTP server that {@link HttpServer.close} stops completely. */
+export class HttpServer {
+  /** The name in logs and errors (`health probe`, `metrics`). */
+  readonly what: string;
+  readonly #server: Server;
+  #address: AddressInfo | undefined;
+
+  private constructor(what: string, server: Server) {
+    this.what = what;
+    this.#server = server;
+  }
+
+  /**
+   * Listen on `bind` and serve `handler`.
+   *
+   * @throws {@link BindError} when the address cannot be bound.
+   */
+  static async listen(
+    what: string,
+    bind: BindAddress,
+    handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  ): Promise<HttpServer> {
+    const server = createServer((req, res) => {
+      handler(req, res).catch((err: unknown) => {
+        if (!res.headersSent) res.statusCode = 500;
+        res.end(`internal server error: ${err instanceof Error ? err.message : String(err)}\n`);
+      });
+    });
+    server.keepAliveTimeout = 5_000;
+    const out = new HttpServer(what, server);
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => {
+        server.close();
+        reject(new BindError(what, bind.text, err));
+      };
+      server.once('error', onError);
+      const opts =
+        bind.host === undefined ? { port: bind.port } : { host: bind.host, port: bind.port };
+      server.listen(opts, () => {
+        server.off('error', onError);
+        resolve();
+      });
+    });
+    out.#address = server.address() as AddressInfo;
+    return out;
+  }
+
+  /** The bound address (the real port when 0 was asked for). */
+  get address(): AddressInfo {
+    return this.#address!;
+  }
+
+  /** `host:port` of the bound address, IPv6 hosts in brackets. */
+  get url(): string {
+    const a = this.address;
+    const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+    return `http://${host}:${a.port}`;
+  }
+
+  /** Stop listening and close every connection; resolves once the server is closed. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.#server.close(() => resolve());
+      this.#server.closeAllConnections();
+    });
+  }
+}

@@ -1,0 +1,290 @@
+// `npm run test:examples` (CI runs it after `npm test`; minutes, and it needs the npm
+// registry or a warm npm cache). Every example is a starting point: each folder, copied
+// ALONE into an empty directory, installs the packed library (`npm pack` of this checkout,
+// freshly built) plus the dependencies its own package.json declares, type-checks with its
+// own tsconfig.json, and runs against the in-memory API server to its expected output. An
+// import of a file outside the folder, an undeclared dependency, a line strict mode
+// rejects, or an asset looked up relative to the wrong directory fails here.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const minutes = (n: number) => n * 60_000;
+
+/** The environment of every command: the parent npm's settings (npm test) left out. */
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')),
+);
+env.KUBECONFIG = '/nonexistent-an-example-must-not-read-it';
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], cwd: string, timeoutMs = minutes(3)): Promise<Result> {
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      { cwd, env, timeout: timeoutMs, maxBuffer: 32 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+async function ok(cmd: string, args: string[], cwd: string): Promise<Result> {
+  const r = await run(cmd, args, cwd);
+  assert.equal(
+    r.code,
+    0,
+    `${cmd} ${args.join(' ')} (in ${cwd}) exited ${r.code}\n${r.stdout}\n${r.stderr}`,
+  );
+  return r;
+}
+
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** What each example must print (stdout) when run on the in-memory server. */
+const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
+  quickstart: [
+    {
+      script: 'start',
+      stdout: [/default\/a: Pending/, /default\/b: Pending/, /default\/c: Pending/],
+    },
+  ],
+  'pod-watcher': [
+    {
+      script: 'start',
+      stdout: [
+        /✓ cache synced/,
+        /pod default\/web-1 phase=Running node=node-a podsOnNode=2/,
+        /pod default\/db-1 phase=Running node=node-b podsOnNode=1/,
+        /pod default\/web-2 phase=Terminating/,
+      ],
+    },
+  ],
+  'dynamic-watcher': [
+    {
+      script: 'start',
+      stdout: [
+        /✓ applied 2 CRDs of example\.com/,
+        /gadgets\.example\.com\/v1 +added +blue/,
+        /widgets\.example\.com\/v1 +added +default\/small/,
+        /widgets\.example\.com\/v1 +deleted +default\/large/,
+      ],
+    },
+  ],
+  'leader-elected': [
+    {
+      script: 'start',
+      stdout: [
+        /★ replica-\w is the leader/,
+        /✋ stopping replica-\w/,
+        /✓ replica-\w took over from replica-\w/,
+      ],
+    },
+  ],
+  'application-operator': [
+    {
+      script: 'demo',
+      stdout: [
+        /✓ all Applications Ready/,
+        /cleanup +default\/worker/,
+        /done in \d+ ms: .*everything stopped/,
+      ],
+    },
+  ],
+};
+
+describe('examples stand alone: copied, installed from the packed library, type-checked, run', () => {
+  let work: string;
+  let tarball: string;
+
+  before(
+    async () => {
+      work = mkdtempSync(join(tmpdir(), 'kck-standalone-'));
+      // The package as npm publishes it: build, then `npm pack` of the checkout.
+      await ok(
+        process.execPath,
+        [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+        root,
+      );
+      const packed = await ok(npm, ['pack', '--silent', '--pack-destination', work], root);
+      tarball = join(work, packed.stdout.trim().split('\n').pop()!);
+    },
+    { timeout: minutes(4) },
+  );
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  test('every example folder has a test here', () => {
+    const folders = readdirSync(join(root, 'examples'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    assert.deepEqual(folders, Object.keys(expectations).sort());
+  });
+
+  for (const [name, runs] of Object.entries(expectations)) {
+    test(
+      `${name}: installs with only its declared dependencies, type-checks with its own strict tsconfig, and prints what it should`,
+      { timeout: minutes(5) },
+      async () => {
+        const dir = join(work, name);
+        cpSync(join(root, 'examples', name), dir, {
+          recursive: true,
+          filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
+        });
+        await ok(
+          npm,
+          ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball],
+          dir,
+        );
+        const tsc = join(dir, 'node_modules/typescript/bin/tsc');
+        // `build` writes dist/: the compiled program must find its assets too.
+        await ok(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+        for (const { script, stdout } of runs) {
+          const r = await ok(npm, ['run', '--silent', script], dir);
+          for (const re of stdout)
+            assert.match(r.stdout, re, `${name}: npm run ${script}\n${r.stdout}\n${r.stderr}`);
+          if (name !== 'quickstart') {
+            assert.match(r.stderr, /INFO \[[\w-]+\] started the in-memory API server/, r.stderr);
+          }
+        }
+        if (name === 'application-operator') {
+          const compiled = await ok(process.execPath, ['dist/demo.js'], dir);
+          assert.match(compiled.stdout, /done in \d+ ms: .*everything stopped/);
+        }
+        const help = await ok(npm, ['run', '--silent', 'start', '--', '--help'], dir);
+        if (name !== 'quickstart') assert.match(help.stdout, /^Usage: /);
+      },
+    );
+  }
+
+  test(
+    'source maps in the package point at sources that ship in it',
+    { timeout: minutes(2) },
+    async () => {
+      const listing = await ok('tar', ['-tzf', tarball], work);
+      const files = new Set(listing.stdout.split('\n').filter((f) => f !== ''));
+      const maps = [...files].filter((f) => f.endsWith('.map'));
+      assert.ok(maps.length > 0, 'the package has source maps');
+      const dir = join(work, 'unpacked');
+      mkdirSync(dir);
+      await ok('tar', ['-xzf', tarball, '-C', dir], work);
+      const missing: string[] = [];
+      for (const map of maps) {
+        const { sources } = JSON.parse(readFileSync(join(dir, map), 'utf8')) as {
+          sources: string[];
+        };
+        for (const source of sources) {
+          const target = posix.normalize(posix.join(posix.dirname(map), source));
+          if (!files.has(target)) missing.push(`${map} -> ${source}`);
+        }
+      }
+      assert.deepEqual(missing.slice(0, 5), []);
+    },
+  );
+
+  // require(esm): Node 20.19+ and 22.12+ load an ES module graph synchronously when it has
+  // no top-level await; a `require` export condition lets CommonJS code in.
+  for (const [label, extra, nodeBin] of [
+    ['Node 20 with client-node 1.x', ['@kubernetes/client-node@~1.4.0'], undefined],
+    [
+      'Node 22 with client-node 2.x',
+      ['@kubernetes/client-node@2', 'node@22'],
+      'node_modules/node/bin/node',
+    ],
+  ] as const) {
+    test(
+      `require() of every entry point works from CommonJS on ${label}, and TypeScript types it (module nodenext)`,
+      { timeout: minutes(5) },
+      async () => {
+        const dir = join(work, `cjs-${label.replace(/\W+/g, '-')}`);
+        mkdirSync(dir);
+        writeFileSync(
+          join(dir, 'package.json'),
+          '{"name":"cjs-consumer","private":true,"type":"commonjs"}',
+        );
+        await ok(
+          npm,
+          [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            '--loglevel=error',
+            tarball,
+            ...extra,
+            'prom-client@^15',
+            'yaml@^2',
+            'json-schema-to-typescript@^15',
+            'typescript@^5.9.3',
+            '@types/node@^20',
+          ],
+          dir,
+        );
+        writeFileSync(
+          join(dir, 'main.cjs'),
+          [
+            "const kit = require('kube-controller-kit');",
+            "const testing = require('kube-controller-kit/testing');",
+            "const metrics = require('kube-controller-kit/metrics');",
+            "const codegen = require('kube-controller-kit/codegen');",
+            'console.log(process.versions.node.split(".")[0], kit.VERSION, typeof kit.SharedInformerFactory, typeof testing.startTestApiServer, typeof metrics.PrometheusMetricsProvider, typeof codegen.generateTypes);',
+            'testing.startTestApiServer().then(async (s) => { const pods = await new kit.ResourceClient(s.kubeConfig(), kit.podsResource).list(); console.log("pods", pods.items.length); await s.close(); });',
+          ].join('\n'),
+        );
+        const node = nodeBin === undefined ? process.execPath : join(dir, nodeBin);
+        const r = await ok(node, ['main.cjs'], dir);
+        const major = nodeBin === undefined ? process.versions.node.split('.')[0] : '22';
+        assert.match(
+          r.stdout,
+          new RegExp(
+            `^${major} \\d+\\.\\d+\\.\\d+ function function function function\\npods 0\\n$`,
+          ),
+        );
+        assert.doesNotMatch(r.stderr, /ERR_REQUIRE|top-level await/);
+        writeFileSync(
+          join(dir, 'main.cts'),
+          "import kit = require('kube-controller-kit');\nimport testing = require('kube-controller-kit/testing');\nconst v: string = kit.VERSION;\nexport const start: typeof testing.startTestApiServer = testing.startTestApiServer;\nconsole.log(v);\n",
+        );
+        writeFileSync(
+          join(dir, 'tsconfig.json'),
+          JSON.stringify({
+            compilerOptions: {
+              module: 'nodenext',
+              moduleResolution: 'nodenext',
+              strict: true,
+              noEmit: true,
+              types: ['node'],
+            },
+            files: ['main.cts'],
+          }),
+        );
+        await ok(
+          process.execPath,
+          [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+          dir,
+        );
+      },
+    );
+  }
+});
