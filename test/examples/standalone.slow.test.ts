@@ -102,6 +102,22 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
       ],
     },
   ],
+  gateway: [
+    {
+      script: 'start',
+      stdout: [
+        /add route \/api -> a +GET \/api\/users +-> 200 upstream-a/,
+        /change upstream \/api -> b +GET \/api\/users +-> 200 upstream-b/,
+        /add AuthPolicy \+ \/admin route +GET \/admin +-> 401/,
+        /with x-api-key +GET \/admin +-> 200 upstream-a/,
+        /again +GET \/api\/3 +-> 429/,
+        /bad upstream on \/admin +GET \/admin +-> 200 upstream-a/,
+        /ApiRoute default\/admin Accepted=False reason=InvalidUpstream/,
+        /delete route \/api +GET \/api\/users +-> 404/,
+        /event Warning InvalidUpstream ApiRoute\/admin/,
+      ],
+    },
+  ],
   'application-operator': [
     {
       script: 'demo',
