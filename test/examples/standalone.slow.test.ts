@@ -102,6 +102,18 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
       ],
     },
   ],
+  audit: [
+    {
+      script: 'start',
+      stdout: [
+        /violation required-labels configmaps\/v1 default\/unlabelled/,
+        /violation latest-image pods\/v1 default\/web/,
+        /violation cross-namespace-secret backups\.example\.com\/v1 default\/nightly/,
+        /✓ stopped following backups\.example\.com\/v1 after its CRD was deleted/,
+        /events: \d+ AuditViolation event\(s\) in default/,
+      ],
+    },
+  ],
   gateway: [
     {
       script: 'start',
