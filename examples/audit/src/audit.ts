@@ -55,6 +55,11 @@ export interface AuditOptions {
   logger?: Logger;
   /** Called for every new violation. */
   onViolation?: (v: Violation) => void;
+  /**
+   * Follow kinds whose rules need only metadata with metadata-only informers (default
+   * true); false caches every object in full (for comparison).
+   */
+  metadataOnly?: boolean;
   /** Record violations as Events (default true). */
   recordEvents?: boolean;
 }
@@ -292,7 +297,7 @@ export class Audit {
         if (!r.verbs.includes('list') || !r.verbs.includes('watch')) continue;
         const podSpecPath = WORKLOADS.get(name);
         const resource = r as ApiResource<KubeObject>;
-        if (podSpecPath !== undefined) {
+        if (podSpecPath !== undefined || this.#options.metadataOnly === false) {
           const inf = dynamic.forResource(r);
           inf.addEventHandler(handlerFor(resource, podSpecPath, true));
           informers.push(inf);
