@@ -138,6 +138,36 @@ async function audit(
   return { ms, perObject: heap / objects, objects };
 }
 
+/** client-node 1.4: one makeInformer per kind (full objects; no metadata-only informer there). */
+async function clientNode(): Promise<{ ms: number; perObject: number; objects: number }> {
+  const k8s = await import('@kubernetes/client-node');
+  const before = heapUsedAfterGc();
+  const t0 = performance.now();
+  const objectApi = k8s.KubernetesObjectApi.makeApiClient(kc);
+  const informers = kinds.map(([ref]) => {
+    const r = typeof ref === 'string' ? { group: '', resource: ref } : ref;
+    const apiVersion = r.group === '' ? 'v1' : `${r.group}/v1`;
+    const path = r.group === '' ? `/api/v1/${r.resource}` : `/apis/${r.group}/v1/${r.resource}`;
+    const kind =
+      {
+        configmaps: 'ConfigMap',
+        secrets: 'Secret',
+        services: 'Service',
+        pods: 'Pod',
+        deployments: 'Deployment',
+      }[r.resource] ?? r.resource[0]!.toUpperCase() + r.resource.slice(1, -1);
+    const informer = k8s.makeInformer(kc, path, () => objectApi.list(apiVersion, kind));
+    informer.on('error', () => undefined);
+    return informer;
+  });
+  await Promise.all(informers.map((i) => i.start()));
+  const ms = performance.now() - t0;
+  const objects = informers.reduce((n, i) => n + i.list().length, 0);
+  const heap = heapUsedAfterGc() - before;
+  await Promise.all(informers.map((i) => i.stop()));
+  return { ms, perObject: heap / objects, objects };
+}
+
 async function raw(): Promise<{ ms: number; perObject: number; objects: number }> {
   const before = heapUsedAfterGc();
   const t0 = performance.now();
@@ -159,6 +189,7 @@ const results: [string, ReturnType<typeof summarize>, ReturnType<typeof summariz
 for (const [name, fn] of [
   ['audit (metadata-only where enough)', () => audit(true)],
   ['audit, every object in full', () => audit(false)],
+  ['client-node 1.4 makeInformer per kind', clientNode],
   ['raw lower bound: lists JSON.parse’d', raw],
 ] as const) {
   await fn(); // warm-up
@@ -171,7 +202,7 @@ for (const [name, fn] of [
     samples[0]!.objects,
   ]);
 }
-const base = results[2]![2].median;
+const base = results[3]![2].median;
 printTable(
   `${total} objects of ${kinds.length} kinds (${PER_KIND} each) plus the server's own; heap per watched object after sync (${RUNS} runs; ${machineLoad()})`,
   ['implementation', 'objects', 'start → synced', 'heap/object', 'vs raw'],
