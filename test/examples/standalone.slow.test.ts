@@ -111,6 +111,34 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
       ],
     },
   ],
+  audit: [
+    {
+      script: 'start',
+      stdout: [
+        /violation required-labels configmaps\/v1 default\/unlabelled/,
+        /violation latest-image pods\/v1 default\/web/,
+        /violation cross-namespace-secret backups\.example\.com\/v1 default\/nightly/,
+        /✓ stopped following backups\.example\.com\/v1 after its CRD was deleted/,
+        /events: \d+ AuditViolation event\(s\) in default/,
+      ],
+    },
+  ],
+  gateway: [
+    {
+      script: 'start',
+      stdout: [
+        /add route \/api -> a +GET \/api\/users +-> 200 upstream-a/,
+        /change upstream \/api -> b +GET \/api\/users +-> 200 upstream-b/,
+        /add AuthPolicy \+ \/admin route +GET \/admin +-> 401/,
+        /with x-api-key +GET \/admin +-> 200 upstream-a/,
+        /again +GET \/api\/3 +-> 429/,
+        /bad upstream on \/admin +GET \/admin +-> 200 upstream-a/,
+        /ApiRoute default\/admin Accepted=False reason=InvalidUpstream/,
+        /delete route \/api +GET \/api\/users +-> 404/,
+        /event Warning InvalidUpstream ApiRoute\/admin/,
+      ],
+    },
+  ],
   'application-operator': [
     {
       script: 'demo',

@@ -1,0 +1,175 @@
+// The audit example: follows every resource (built-in through discovery, custom through the
+// CRD manager), checks each object against its rules, records violations as Events.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readManifests, startTestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../src/testing/index.js';
+import { Audit, check, isBuiltinGroup, latestTag } from '../../examples/audit/src/audit.js';
+import type { Violation } from '../../examples/audit/src/audit.js';
+import { eventually } from '../support/eventually.js';
+import { crdRef, examplePath } from './support.js';
+
+const backupsRef = { group: 'example.com', resource: 'backups' };
+const backupsCrd = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'backups.example.com' },
+  spec: {
+    group: 'example.com',
+    scope: 'Namespaced',
+    names: { plural: 'backups', singular: 'backup', kind: 'Backup', listKind: 'BackupList' },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        },
+      },
+    ],
+  },
+};
+
+describe('audit example', () => {
+  let server: TestApiServer;
+  const stop = new AbortController();
+  let running: Promise<void>;
+  const seen: Violation[] = [];
+  const audit = new Audit({ onViolation: (v) => seen.push(v) });
+  const labels = { 'app.kubernetes.io/name': 'x' };
+
+  before(async () => {
+    server = await startTestApiServer();
+    server.create('configmaps', { metadata: { name: 'bare', namespace: 'default' } });
+    server.create('configmaps', { metadata: { name: 'ok', namespace: 'default', labels } });
+    server.create('pods', {
+      metadata: { name: 'web', namespace: 'default', labels },
+      spec: {
+        initContainers: [{ name: 'i', image: 'busybox' }],
+        containers: [{ name: 'c', image: 'registry.io:5000/nginx:1.27' }],
+      },
+    });
+    running = audit.run(server.kubeConfig(), stop.signal);
+    await eventually('synced', () => audit.synced);
+  });
+  after(async () => {
+    stop.abort();
+    await running;
+    await server.close();
+  });
+
+  test('built-in kinds come from discovery: workloads in full, the rest metadata-only; events are not audited', () => {
+    const { resources } = audit.summary();
+    assert.equal(resources['pods/v1'], 'full');
+    assert.equal(resources['configmaps/v1'], 'metadata');
+    assert.equal(resources['secrets/v1'], 'metadata');
+    assert.equal(resources['events/v1'], undefined);
+  });
+
+  test('a namespaced object without a required label and a workload with an untagged image are violations, recorded as Warning Events', async () => {
+    assert.deepEqual(
+      audit.violations().map((v) => `${v.rule} ${v.gvr} ${v.key}`),
+      ['required-labels configmaps/v1 default/bare', 'latest-image pods/v1 default/web'],
+    );
+    await eventually(
+      'two events',
+      () =>
+        server
+          .list<{ type?: string; reason?: string; involvedObject?: { name?: string } }>(
+            'events',
+            'default',
+          )
+          .filter((e) => e.type === 'Warning' && e.reason === 'AuditViolation').length === 2,
+    );
+  });
+
+  test('fixing an object clears its violation; a new bad object is reported once', async () => {
+    const cm = server.get('configmaps', 'bare', 'default')!;
+    server.update('configmaps', { ...cm, metadata: { ...cm.metadata, labels } });
+    await eventually('cleared', () => audit.summary().violations['required-labels'] === 0);
+    server.create('configmaps', { metadata: { name: 'bare-2', namespace: 'default' } });
+    await eventually('reported', () => seen.some((v) => v.key === 'default/bare-2'));
+    assert.equal(seen.filter((v) => v.key === 'default/bare-2').length, 1);
+  });
+
+  test('a CRD created after start is followed with full objects; a Secret named in another namespace is a violation; deleting the CRD stops following it', async () => {
+    server.create(crdRef, backupsCrd);
+    await eventually('watch', () => server.watchCount(backupsRef) > 0);
+    server.create(backupsRef, {
+      apiVersion: 'example.com/v1',
+      kind: 'Backup',
+      metadata: { name: 'nightly', namespace: 'default', labels },
+      spec: {
+        target: { secretRef: { name: 's3', namespace: 'kube-system' } },
+        same: { secretRef: { name: 'x', namespace: 'default' } },
+      },
+    });
+    await eventually('violation', () => audit.summary().violations['cross-namespace-secret'] === 1);
+    assert.equal(audit.summary().resources['backups.example.com/v1'], 'full');
+    server.delete(crdRef, 'backups.example.com');
+    await eventually(
+      'unfollowed',
+      () => audit.summary().resources['backups.example.com/v1'] === undefined,
+    );
+    await eventually(
+      'its violations dropped',
+      () => audit.summary().violations['cross-namespace-secret'] === 0,
+    );
+  });
+});
+
+describe('audit example: RBAC', () => {
+  test('every request the audit makes is granted by rbac.yaml: list/watch on anything, Events create/patch', async () => {
+    const docs = await readManifests(examplePath('audit/rbac.yaml'));
+    const rules = docs
+      .filter((d) => d.kind === 'ClusterRole')
+      .flatMap(
+        (d) =>
+          (d as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }).rules,
+      );
+    assert.deepEqual(
+      rules.map((r) => `${r.apiGroups.join(',')} ${r.resources.join(',')} ${r.verbs.join(',')}`),
+      ['* * list,watch', ' events create,patch'],
+    );
+    const server = await startTestApiServer();
+    const stop = new AbortController();
+    const audit = new Audit();
+    const running = audit.run(server.kubeConfig(), stop.signal);
+    try {
+      server.create('configmaps', { metadata: { name: 'bare', namespace: 'default' } });
+      await eventually('an event', () => server.list('events', 'default').length > 0);
+    } finally {
+      stop.abort();
+      await running;
+      await server.close();
+    }
+    const denied = server.requests
+      .filter((r) => r.resource !== '')
+      .filter(
+        (r) =>
+          !(
+            ['list', 'watch'].includes(r.verb) ||
+            (r.resource === 'events' && ['create', 'patch'].includes(r.verb))
+          ),
+      )
+      .map((r) => `${r.verb} ${r.group}/${r.resource}`);
+    assert.deepEqual(denied, []);
+  });
+});
+
+describe('audit example: rules', () => {
+  test('an image without a tag, or tagged latest, is :latest; a digest or another tag is not; a registry port is not a tag', () => {
+    assert.match(latestTag('nginx') ?? '', /no tag/);
+    assert.match(latestTag('nginx:latest') ?? '', /uses :latest/);
+    assert.match(latestTag('registry.io:5000/nginx') ?? '', /no tag/);
+    assert.equal(latestTag('registry.io:5000/nginx:1.27'), undefined);
+    assert.equal(latestTag('nginx@sha256:abc'), undefined);
+  });
+
+  test('cluster-scoped objects need no labels; built-in groups are the core group, unqualified ones and *.k8s.io', () => {
+    assert.deepEqual(check({ metadata: { name: 'n' } }, ['a'], undefined, true), []);
+    assert.ok(isBuiltinGroup('') && isBuiltinGroup('apps') && isBuiltinGroup('networking.k8s.io'));
+    assert.ok(!isBuiltinGroup('example.com'));
+  });
+});
