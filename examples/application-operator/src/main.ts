@@ -5,6 +5,15 @@
  * `--kubeconfig` alone uses the service account). controller-runtime's flags:
  * `--leader-elect`, `--health-probe-bind-address`, `--metrics-bind-address`.
  */
+import {
+  setDefaultControllerMetricsProvider,
+  setDefaultMetricsProvider,
+  setDefaultRestClientMetricsProvider,
+} from 'kube-controller-kit';
+import {
+  PrometheusControllerMetricsProvider,
+  PrometheusMetricsProvider,
+} from 'kube-controller-kit/metrics';
 import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { runOperator } from './operator.js';
 
@@ -38,6 +47,14 @@ await runProgram(
     },
   },
   async ({ flags, signal, logger }) => {
+    if (flags['metrics-bind-address'] !== '0') {
+      // /metrics serves prom-client's global registry: register the series Go users know
+      // (workqueue_*, rest_client_*, controller_runtime_*) before any controller exists.
+      const metrics = new PrometheusMetricsProvider();
+      setDefaultMetricsProvider(metrics);
+      setDefaultRestClientMetricsProvider(metrics);
+      setDefaultControllerMetricsProvider(new PrometheusControllerMetricsProvider());
+    }
     // Found from src/main.ts under tsx and from dist/main.js after tsc alike.
     const crd = packageFile(import.meta.url, 'crd.yaml');
     const cluster = await openCluster({
