@@ -512,7 +512,7 @@ export class SharedIndexInformer<T extends KubeObject> {
     let old: T | undefined;
     try {
       key = this.#indexer.keyOf(obj);
-      old = this.#indexer.getByKey(key) as T | undefined;
+      old = this.#indexer.getByKey(key);
       if (this.#mutations !== undefined) this.#reportMutation(this.#mutations.checkKey(key));
       this.#indexer.update(obj);
       this.#mutations?.record(key, obj);
