@@ -15,12 +15,13 @@
 export { HashRing, HashRingError, hash32, DEFAULT_VIRTUAL_NODES } from './ring.js';
 export { ringLabels, checkLabelName, ShardingNameError, DEFAULT_SHARDING_DOMAIN } from './names.js';
 export type { RingLabels } from './names.js';
-export { Shard } from './shard.js';
+export { Shard, ShardLeaseLostError } from './shard.js';
 export type {
   ShardOptions,
   ShardLeaseTiming,
   ShardRunOutcome,
   ShardReconcilerOptions,
+  ShardRunnable,
 } from './shard.js';
 export { Sharder, objectHashKey } from './sharder.js';
 export type {
