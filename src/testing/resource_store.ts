@@ -588,6 +588,17 @@ export class ResourceStore {
     }
     this.#bindNamespace(type, meta, namespace);
     const existing = this.get(type, namespace, name);
+    // Custom resources and CRDs do not allow an unconditional update (their strategies say
+    // so); built-in kinds do. A PUT without metadata.resourceVersion is then a 422.
+    if (!opts.seed && (meta.resourceVersion ?? '') === '' && !allowsUnconditionalUpdate(type)) {
+      throw this.#invalid(type, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 0x0: must be specified for an update',
+          field: 'metadata.resourceVersion',
+        },
+      ]);
+    }
     return this.#replace(type, version, existing, obj, subresource, opts, 'update', body);
   }
 
@@ -1163,4 +1174,13 @@ export class TooLargeResourceVersion extends KubeControllerKitError {
     this.asked = asked;
     this.current = current;
   }
+}
+
+/**
+ * Whether a PUT without `metadata.resourceVersion` is accepted: true for built-in kinds,
+ * false for custom resources and for CustomResourceDefinitions, as on kube-apiserver.
+ */
+function allowsUnconditionalUpdate(type: ResourceType): boolean {
+  if (type.crdName !== undefined) return false;
+  return !(type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions');
 }

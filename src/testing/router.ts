@@ -325,6 +325,8 @@ function resolveVerb(method: string, p: ResourcePath, q: URLSearchParams): Reque
   const isWatch = p.legacyWatch || q.get('watch') === 'true' || q.get('watch') === '1';
   switch (method) {
     case 'GET':
+      // A subresource (status, scale) is read with get only: no watch of it.
+      if (p.subresource !== '') return isWatch ? undefined : 'get';
       return isWatch ? 'watch' : p.name !== '' ? 'get' : 'list';
     case 'POST':
       return p.name === '' && p.subresource === '' ? 'create' : undefined;
@@ -333,7 +335,10 @@ function resolveVerb(method: string, p: ResourcePath, q: URLSearchParams): Reque
     case 'PATCH':
       return p.name !== '' ? 'patch' : undefined;
     case 'DELETE':
-      return p.name !== '' ? 'delete' : p.subresource === '' ? 'deletecollection' : undefined;
+      // status and scale answer get, update and patch only: DELETE of one is 405, never a
+      // delete of the object itself.
+      if (p.subresource !== '') return undefined;
+      return p.name !== '' ? 'delete' : 'deletecollection';
     default:
       return undefined;
   }

@@ -825,6 +825,50 @@ export function defineScenarios(
   );
 
   scenario(
+    'a custom resource has no unconditional update: a PUT without metadata.resourceVersion is 422 on metadata.resourceVersion; DELETE of /status is 405 and deletes nothing',
+    timeout,
+    async (t) => {
+      const s = await setup(t, 'rvwidgets', 'RvWidget');
+      if (!s) return;
+      const made = await s.make('w', 1);
+      const { resourceVersion: _rv, ...metadata } = made.metadata ?? {};
+      await assert.rejects(
+        () => s.client.update({ ...made, metadata, spec: { size: 2 } }),
+        (err) => {
+          assert.ok(err instanceof ApiError, String(err));
+          assert.equal(err.code, 422);
+          assert.equal(err.reason, 'Invalid');
+          assert.equal(
+            err.status.message,
+            `${s.resource.kind}.${s.resource.group} "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+          );
+          assert.deepEqual(
+            err.details?.causes?.map((c) => [c.reason, c.field]),
+            [['FieldValueInvalid', 'metadata.resourceVersion']],
+          );
+          return true;
+        },
+      );
+      await assert.rejects(
+        () =>
+          s.transport.request({
+            method: 'DELETE',
+            path: `/apis/${s.resource.group}/v1/namespaces/${s.ns}/${s.resource.resource}/w/status`,
+          }),
+        (err) => {
+          assert.ok(err instanceof ApiError, String(err));
+          assert.equal(err.code, 405);
+          assert.equal(err.reason, 'MethodNotAllowed');
+          return true;
+        },
+      );
+      const still = await s.client.get('w');
+      assert.equal(still.spec?.size, 1, 'nothing was written or deleted');
+      assert.equal(still.metadata?.deletionTimestamp, undefined);
+    },
+  );
+
+  scenario(
     'conflict: an update or delete with a stale resourceVersion fails with 409 Conflict (isConflict), naming the object',
     timeout,
     async (t) => {
