@@ -15,8 +15,8 @@
 // Usage: node scripts/gen-k8s-protobuf.mjs [GOCODE_SRC]
 //   GOCODE_SRC defaults to "$(scripts/real-apiserver.sh paths | root)/usr/share/gocode/src".
 import { execFileSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 
 function defaultSrc() {
@@ -32,6 +32,11 @@ const files = [
   'k8s.io/api/apps/v1/generated.proto',
   'k8s.io/api/coordination/v1/generated.proto',
   'k8s.io/api/autoscaling/v1/generated.proto',
+  'k8s.io/api/batch/v1/generated.proto',
+  'k8s.io/api/events/v1/generated.proto',
+  'k8s.io/api/networking/v1/generated.proto',
+  'k8s.io/api/policy/v1/generated.proto',
+  'k8s.io/api/rbac/v1/generated.proto',
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
   'k8s.io/apimachinery/pkg/runtime/generated.proto',
 ];
@@ -53,10 +58,46 @@ const roots = [
   'k8s.io.api.core.v1.ServiceList',
   'k8s.io.api.core.v1.Event',
   'k8s.io.api.core.v1.EventList',
+  'k8s.io.api.core.v1.ServiceAccount',
+  'k8s.io.api.core.v1.ServiceAccountList',
+  'k8s.io.api.core.v1.PersistentVolumeClaim',
+  'k8s.io.api.core.v1.PersistentVolumeClaimList',
+  'k8s.io.api.core.v1.Node',
+  'k8s.io.api.core.v1.NodeList',
+  'k8s.io.api.core.v1.Endpoints',
+  'k8s.io.api.core.v1.EndpointsList',
+  'k8s.io.api.core.v1.ResourceQuota',
+  'k8s.io.api.core.v1.ResourceQuotaList',
   'k8s.io.api.apps.v1.Deployment',
   'k8s.io.api.apps.v1.DeploymentList',
+  'k8s.io.api.apps.v1.StatefulSet',
+  'k8s.io.api.apps.v1.StatefulSetList',
+  'k8s.io.api.apps.v1.DaemonSet',
+  'k8s.io.api.apps.v1.DaemonSetList',
+  'k8s.io.api.apps.v1.ReplicaSet',
+  'k8s.io.api.apps.v1.ReplicaSetList',
+  'k8s.io.api.batch.v1.Job',
+  'k8s.io.api.batch.v1.JobList',
+  'k8s.io.api.batch.v1.CronJob',
+  'k8s.io.api.batch.v1.CronJobList',
   'k8s.io.api.coordination.v1.Lease',
   'k8s.io.api.coordination.v1.LeaseList',
+  'k8s.io.api.events.v1.Event',
+  'k8s.io.api.events.v1.EventList',
+  'k8s.io.api.networking.v1.Ingress',
+  'k8s.io.api.networking.v1.IngressList',
+  'k8s.io.api.networking.v1.NetworkPolicy',
+  'k8s.io.api.networking.v1.NetworkPolicyList',
+  'k8s.io.api.policy.v1.PodDisruptionBudget',
+  'k8s.io.api.policy.v1.PodDisruptionBudgetList',
+  'k8s.io.api.rbac.v1.Role',
+  'k8s.io.api.rbac.v1.RoleList',
+  'k8s.io.api.rbac.v1.RoleBinding',
+  'k8s.io.api.rbac.v1.RoleBindingList',
+  'k8s.io.api.rbac.v1.ClusterRole',
+  'k8s.io.api.rbac.v1.ClusterRoleList',
+  'k8s.io.api.rbac.v1.ClusterRoleBinding',
+  'k8s.io.api.rbac.v1.ClusterRoleBindingList',
   'k8s.io.api.autoscaling.v1.Scale',
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status',
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent',
@@ -96,6 +137,41 @@ for (const [fullName, type] of [...keep].sort(([a], [b]) => a.localeCompare(b)))
   ns.nested[parts.at(-1)] = json;
 }
 
+// Which scalar fields keep a zero value in JSON. gogo-protobuf writes every non-pointer
+// scalar, so `stdin: false` is on the wire; kube-apiserver decodes it into a Go field and
+// its JSON drops it again when the field is `omitempty` and not a pointer. A pointer
+// (`*bool`) or a field without omitempty keeps its zero (`automountServiceAccountToken:
+// false`). The Go sources beside each generated.proto tell which is which.
+const goFields = new Map(); // "package.Message.protoField" → { pointer, omitempty }
+for (const f of files) {
+  const pkg = dirname(f).replace(/\//g, '.');
+  const dir = dirname(join(src, f));
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.go') || name.endsWith('_test.go') || name.startsWith('zz_')) continue;
+    if (name === 'generated.pb.go') continue;
+    const text = readFileSync(join(dir, name), 'utf8');
+    for (const m of text.matchAll(/^type (\w+) struct \{\n([\s\S]*?)^\}/gm)) {
+      for (const line of m[2].split('\n')) {
+        const fm = /^\s*\w+\s+(\S+)\s+`json:"([^"]*)"[^`]*protobuf:"[^"]*name=(\w+)/.exec(line);
+        if (!fm) continue;
+        goFields.set(`${pkg}.${m[1]}.${fm[3]}`, {
+          pointer: fm[1].startsWith('*'),
+          omitempty: fm[2].split(',').includes('omitempty'),
+        });
+      }
+    }
+  }
+}
+const keepZero = [];
+for (const [fullName, type] of keep) {
+  for (const field of type.fieldsArray) {
+    if (field.repeated || field.map || field.resolvedType instanceof protobuf.Type) continue;
+    const go = goFields.get(`${fullName.slice(1)}.${field.name}`);
+    if (go && (go.pointer || !go.omitempty)) keepZero.push(`${fullName.slice(1)}.${field.name}`);
+  }
+}
+keepZero.sort();
+
 const target = 'src/testing/protobuf/k8s_descriptor.ts';
 writeFileSync(
   target,
@@ -103,17 +179,30 @@ writeFileSync(
 // (k8s.io/api and k8s.io/apimachinery); do not edit. ${keep.size} messages.
 /** The protobufjs JSON descriptor of the Kubernetes messages the test API server speaks. */
 export const K8S_PROTO_DESCRIPTOR = ${JSON.stringify(JSON.stringify(out))};
+
+/**
+ * Scalar fields (\`package.Message.field\`) whose zero value stays in JSON: Go pointers and
+ * fields without \`omitempty\`. Every other scalar's zero (false, 0, "") is dropped.
+ */
+export const K8S_KEEP_ZERO_FIELDS: readonly string[] = ${JSON.stringify(keepZero)};
 `,
 );
-console.log(`wrote ${target}: ${keep.size} messages`);
+console.log(
+  `wrote ${target}: ${keep.size} messages, ${keepZero.length} scalar fields keep zeros (${goFields.size} Go fields read)`,
+);
 
 // ---------------------------------------------------------------- OpenAPI v3 schemas
 
 const GROUPS = {
   core: '',
   apps: 'apps',
-  coordination: 'coordination.k8s.io',
   autoscaling: 'autoscaling',
+  batch: 'batch',
+  coordination: 'coordination.k8s.io',
+  events: 'events.k8s.io',
+  networking: 'networking.k8s.io',
+  policy: 'policy',
+  rbac: 'rbac.authorization.k8s.io',
 };
 const INLINE = new Set([
   'k8s.io.api.core.v1.Probe.handler',

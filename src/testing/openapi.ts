@@ -11,6 +11,7 @@
  * @module
  */
 import type { UnstructuredObject } from '../client/types.js';
+import { BUILTIN_API_PACKAGES } from './builtin_packages.js';
 import { BUILTIN_OPENAPI_SCHEMAS } from './builtin_schemas.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
 
@@ -23,16 +24,10 @@ function builtinSchemas(): Record<string, Schema> {
 }
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
-const PACKAGES: Record<string, string> = {
-  '': 'core',
-  apps: 'apps',
-  autoscaling: 'autoscaling',
-  'coordination.k8s.io': 'coordination',
-};
 
 /** The kube-openapi name of a kind: `io.k8s.api.core.v1.Pod`, `com.example.v1.Widget`. */
 function schemaName(t: ResourceType, version: string): string {
-  const pkg = PACKAGES[t.group];
+  const pkg = BUILTIN_API_PACKAGES[t.group];
   if (t.crdName === undefined && pkg !== undefined) return `io.k8s.api.${pkg}.${version}.${t.kind}`;
   return `${t.group.split('.').reverse().join('.')}.${version}.${t.kind}`;
 }

@@ -237,6 +237,113 @@ export function builtinResources(): ResourceType[] {
       statusSubresource: true,
       tracksGeneration: true,
     }),
+    // The rest of what `kubectl create` makes and operators commonly own or read: stored,
+    // served (JSON and protobuf) and validated against nothing but their envelope; no
+    // controller acts on them (no pods from a Job, no endpoints from a Service).
+    builtin({
+      group: '',
+      resource: 'persistentvolumeclaims',
+      kind: 'PersistentVolumeClaim',
+      namespaced: true,
+      shortNames: ['pvc'],
+      statusSubresource: true,
+    }),
+    builtin({
+      group: '',
+      resource: 'nodes',
+      kind: 'Node',
+      namespaced: false,
+      shortNames: ['no'],
+      statusSubresource: true,
+      fieldSelectors: fields('spec.unschedulable'),
+    }),
+    builtin({
+      group: '',
+      resource: 'endpoints',
+      kind: 'Endpoints',
+      namespaced: true,
+      shortNames: ['ep'],
+    }),
+    builtin({
+      group: '',
+      resource: 'resourcequotas',
+      kind: 'ResourceQuota',
+      namespaced: true,
+      shortNames: ['quota'],
+      statusSubresource: true,
+    }),
+    ...(
+      [
+        ['StatefulSet', 'statefulsets', 'sts', true],
+        ['DaemonSet', 'daemonsets', 'ds', false],
+        ['ReplicaSet', 'replicasets', 'rs', true],
+      ] as const
+    ).map(([kind, resource, short, scalable]) =>
+      builtin({
+        group: 'apps',
+        resource,
+        kind,
+        namespaced: true,
+        shortNames: [short],
+        categories: ['all'],
+        statusSubresource: true,
+        tracksGeneration: true,
+        ...(scalable
+          ? {
+              scale: {
+                specReplicasPath: '.spec.replicas',
+                statusReplicasPath: '.status.replicas',
+              },
+            }
+          : {}),
+      }),
+    ),
+    builtin({
+      group: 'batch',
+      resource: 'jobs',
+      kind: 'Job',
+      namespaced: true,
+      categories: ['all'],
+      statusSubresource: true,
+      tracksGeneration: true,
+      fieldSelectors: fields('status.successful'),
+    }),
+    builtin({
+      group: 'batch',
+      resource: 'cronjobs',
+      kind: 'CronJob',
+      namespaced: true,
+      shortNames: ['cj'],
+      categories: ['all'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
+    builtin({
+      group: 'networking.k8s.io',
+      resource: 'ingresses',
+      kind: 'Ingress',
+      namespaced: true,
+      shortNames: ['ing'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
+    builtin({
+      group: 'networking.k8s.io',
+      resource: 'networkpolicies',
+      kind: 'NetworkPolicy',
+      namespaced: true,
+      shortNames: ['netpol'],
+      tracksGeneration: true,
+    }),
+    builtin({
+      group: 'policy',
+      resource: 'poddisruptionbudgets',
+      kind: 'PodDisruptionBudget',
+      namespaced: true,
+      shortNames: ['pdb'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
     builtin({
       group: 'coordination.k8s.io',
       resource: 'leases',

@@ -2,7 +2,7 @@
  * The merge types of the built-in resources the test server serves, for server-side apply.
  *
  * Source: the `+listType`, `+listMapKey`, `+mapType` and `+structType` markers of
- * `k8s.io/api` (`core/v1`, `apps/v1`, `coordination/v1`) and `k8s.io/apimachinery`'s
+ * `k8s.io/api` (`core/v1`, `apps/v1`, `batch/v1`, `coordination/v1`) and `k8s.io/apimachinery`'s
  * `ObjectMeta`/`LabelSelector`, which kube-apiserver's OpenAPI publishes as
  * `x-kubernetes-list-type`, `x-kubernetes-list-map-keys`, `x-kubernetes-map-type` and
  * which its field manager merges by. Only the lists and maps that are not plain structs
@@ -75,6 +75,24 @@ export interface BuiltinType {
   readonly implicitStructs: readonly string[];
 }
 
+/** A workload with a selector, a pod template and conditions (ReplicaSet, Job, …). */
+function workload(spec: Record<string, TypeNode>, implicit: readonly string[]): BuiltinType {
+  return {
+    type: root({
+      spec: open({ selector: labelSelector, template: podTemplateSpec, ...spec }),
+      status: open({ conditions }),
+    }),
+    implicitStructs: [
+      'spec',
+      'spec.template',
+      'spec.template.metadata',
+      'spec.template.spec',
+      'status',
+      ...implicit,
+    ],
+  };
+}
+
 const TABLE: Record<string, BuiltinType> = {
   pods: {
     type: root({
@@ -140,6 +158,31 @@ const TABLE: Record<string, BuiltinType> = {
       'spec.template',
       'spec.template.metadata',
       'spec.template.spec',
+      'status',
+    ],
+  },
+  'statefulsets.apps': workload({ updateStrategy: open({}) }, ['spec.updateStrategy']),
+  'daemonsets.apps': workload({ updateStrategy: open({}) }, ['spec.updateStrategy']),
+  'replicasets.apps': workload({}, []),
+  'jobs.batch': workload({}, []),
+  'cronjobs.batch': {
+    type: root({
+      spec: open({
+        jobTemplate: open({
+          metadata: objectMetaType,
+          spec: open({ selector: labelSelector, template: podTemplateSpec }),
+        }),
+      }),
+      status: open({ active: listAtomic() }),
+    }),
+    implicitStructs: [
+      'spec',
+      'spec.jobTemplate',
+      'spec.jobTemplate.metadata',
+      'spec.jobTemplate.spec',
+      'spec.jobTemplate.spec.template',
+      'spec.jobTemplate.spec.template.metadata',
+      'spec.jobTemplate.spec.template.spec',
       'status',
     ],
   },

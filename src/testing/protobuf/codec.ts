@@ -22,7 +22,8 @@
  */
 import protobuf from 'protobufjs';
 import { KubeControllerKitError } from '../../util/errors.js';
-import { K8S_PROTO_DESCRIPTOR } from './k8s_descriptor.js';
+import { K8S_KEEP_ZERO_FIELDS, K8S_PROTO_DESCRIPTOR } from './k8s_descriptor.js';
+import { BUILTIN_API_PACKAGES } from '../builtin_packages.js';
 
 /** The protobuf media type of Kubernetes. */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -68,14 +69,6 @@ function lookup(fullName: string): protobuf.Type | undefined {
   return found instanceof protobuf.Type ? found : undefined;
 }
 
-/** The proto package prefix of each API group that has protobuf messages here. */
-const PACKAGES: Record<string, string> = {
-  '': 'k8s.io.api.core',
-  apps: 'k8s.io.api.apps',
-  autoscaling: 'k8s.io.api.autoscaling',
-  'coordination.k8s.io': 'k8s.io.api.coordination',
-};
-
 /** Kinds of meta/v1 that travel under `apiVersion: v1` (as kube-apiserver sends them). */
 const META_KINDS = new Set(['Status', 'WatchEvent', 'DeleteOptions']);
 
@@ -90,8 +83,8 @@ export function protobufType(apiVersion: string, kind: string): protobuf.Type | 
   if (META_KINDS.has(kind) && (group === '' || group === 'meta.k8s.io')) {
     return lookup(`${META}.${kind}`);
   }
-  const pkg = PACKAGES[group];
-  return pkg === undefined ? undefined : lookup(`${pkg}.${version}.${kind}`);
+  const pkg = BUILTIN_API_PACKAGES[group];
+  return pkg === undefined ? undefined : lookup(`k8s.io.api.${pkg}.${version}.${kind}`);
 }
 
 /** Whether a kind at an apiVersion is spoken in protobuf. */
@@ -235,6 +228,22 @@ function isEmpty(v: unknown): boolean {
   return false;
 }
 
+let keepZero: Set<string> | undefined;
+/** Whether a scalar field keeps its zero in JSON (a Go pointer, or not `omitempty`). */
+function keepsZero(type: protobuf.Type, field: protobuf.Field): boolean {
+  keepZero ??= new Set(K8S_KEEP_ZERO_FIELDS);
+  return keepZero.has(`${type.fullName.slice(1)}.${field.name}`);
+}
+
+/**
+ * A zero scalar (false, 0, ""): gogo-protobuf writes every non-pointer scalar, and
+ * kube-apiserver's JSON drops it again unless the Go field keeps it.
+ */
+function isZeroScalar(field: protobuf.Field, v: unknown): boolean {
+  if (field.repeated || field.map || field.resolvedType instanceof protobuf.Type) return false;
+  return v === false || v === 0 || v === '';
+}
+
 function parseRaw(raw: Uint8Array): unknown {
   const buf = Buffer.from(raw);
   if (buf.length === 0) return undefined;
@@ -271,7 +280,9 @@ function fromMessage(type: protobuf.Type, msg: Record<string, unknown>): unknown
     if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
     const v = fromField(field, msg[field.name]);
     if (isInline(type, field) && isRecord(v)) Object.assign(out, v);
-    else if (!isEmpty(v)) out[field.name] = v;
+    else if (isZeroScalar(field, v)) {
+      if (keepsZero(type, field)) out[field.name] = v;
+    } else if (!isEmpty(v)) out[field.name] = v;
   }
   return out;
 }
