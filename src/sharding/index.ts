@@ -31,4 +31,5 @@ export type {
   AdmissionObjectRequest,
   AdmissionPatchOperation,
 } from './sharder.js';
+export { shardingMetricNames } from './metrics.js';
 export type { ShardingMetrics } from './metrics.js';

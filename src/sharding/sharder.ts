@@ -299,6 +299,7 @@ export class Sharder {
       await factory.waitForCacheSync(signal);
       if (signal.aborted) return;
       recompute();
+      o.metrics?.ringSize?.(o.ring, this.#ring.size); // also when the first ring is empty
       scheduleResync();
       enqueueAll();
       await runWorkers(

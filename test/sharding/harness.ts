@@ -11,7 +11,7 @@ import { SharedInformerFactory } from '../../src/cache/factory.js';
 import { Controller } from '../../src/controller/controller.js';
 import type { Lease, LeaseClient, LeaseRequestOptions } from '../../src/leaderelection/index.js';
 import { Shard, Sharder } from '../../src/sharding/index.js';
-import type { RingLabels, ShardRunOutcome } from '../../src/sharding/index.js';
+import type { RingLabels, ShardingMetrics, ShardRunOutcome } from '../../src/sharding/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
@@ -148,6 +148,7 @@ export class Replica {
       leaseClient: this.#leaseClient,
       logger: noopLogger,
       ...timing,
+      ...(ring.options.metrics === undefined ? {} : { metrics: ring.options.metrics }),
     });
   }
 
@@ -199,6 +200,12 @@ export class Replica {
   }
 }
 
+/** What a {@link Ring} hands its sharder and replicas. */
+export interface RingOptions {
+  /** The sharder's and every replica's metrics sink. */
+  metrics?: ShardingMetrics;
+}
+
 /** The sharder, N replicas and the recorded reconciles. */
 export class Ring {
   readonly intervals: Interval[] = [];
@@ -208,7 +215,10 @@ export class Ring {
   #sharderDone: Promise<void> | undefined;
   readonly objects: ResourceClient<KubeObject>;
 
-  constructor(readonly server: TestApiServer) {
+  constructor(
+    readonly server: TestApiServer,
+    readonly options: RingOptions = {},
+  ) {
     this.sharder = new Sharder({
       ring: RING,
       leaseNamespace: NAMESPACE,
@@ -216,6 +226,7 @@ export class Ring {
       source: server.kubeConfig(),
       namespace: NAMESPACE,
       logger: noopLogger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
     this.objects = new ResourceClient<KubeObject>(server.kubeConfig(), configMapsResource, {
       namespace: NAMESPACE,
