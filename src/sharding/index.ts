@@ -23,7 +23,7 @@ export type {
   ShardReconcilerOptions,
   ShardRunnable,
 } from './shard.js';
-export { Sharder, objectHashKey } from './sharder.js';
+export { Sharder, ShardEventReason, objectHashKey } from './sharder.js';
 export type {
   SharderOptions,
   ShardedResource,

@@ -10,6 +10,7 @@ import type { KubeObject } from '../../src/client/types.js';
 import { SharedInformerFactory } from '../../src/cache/factory.js';
 import { Controller } from '../../src/controller/controller.js';
 import type { Lease, LeaseClient, LeaseRequestOptions } from '../../src/leaderelection/index.js';
+import type { EventRecorder } from '../../src/record/index.js';
 import { Shard, Sharder } from '../../src/sharding/index.js';
 import type { RingLabels, ShardingMetrics, ShardRunOutcome } from '../../src/sharding/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
@@ -204,6 +205,8 @@ export class Replica {
 export interface RingOptions {
   /** The sharder's and every replica's metrics sink. */
   metrics?: ShardingMetrics;
+  /** The sharder's event recorder. */
+  recorder?: EventRecorder;
 }
 
 /** The sharder, N replicas and the recorded reconciles. */
@@ -227,6 +230,7 @@ export class Ring {
       namespace: NAMESPACE,
       logger: noopLogger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
     });
     this.objects = new ResourceClient<KubeObject>(server.kubeConfig(), configMapsResource, {
       namespace: NAMESPACE,
