@@ -73,17 +73,16 @@ async function run(replicas: number, runIndex: number): Promise<RunResult> {
   ring.startSharder();
   const intervals: Interval[] = [];
   const kubeConfig = server.kubeConfig().exportConfig();
+  // Client-go's default lease timing: the short test timing loses Leases on a loaded machine.
+  const leaseTiming = { LEASE_MS: '15000', RENEW_MS: '10000', RETRY_MS: '2000' };
   const children = names.map(
-    (n) =>
-      new ChildReplica(n, kubeConfig, intervals, {
-        BURN_MS: String(BURN_MS),
-        LEASE_MS: '15000',
-        RENEW_MS: '10000',
-        RETRY_MS: '2000',
-      }),
+    (n) => new ChildReplica(n, kubeConfig, intervals, { BURN_MS: String(BURN_MS), ...leaseTiming }),
   );
   // Same program, in a ring of its own that owns nothing: the heap a replica costs anyway.
-  const idle = new ChildReplica(`idle-${replicas}-${runIndex}`, kubeConfig, [], { RING: 'idle' });
+  const idle = new ChildReplica(`idle-${replicas}-${runIndex}`, kubeConfig, [], {
+    RING: 'idle',
+    ...leaseTiming,
+  });
   const waitAll = async (since: number): Promise<void> => {
     const keys = new Set<string>();
     let seen = 0;

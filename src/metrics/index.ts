@@ -29,3 +29,7 @@ export type {
 } from '../workqueue/metrics.js';
 export { PrometheusEventMetricsProvider } from './event_metrics.js';
 export type { PrometheusEventMetricsProviderOptions } from './event_metrics.js';
+export { PrometheusShardingMetrics } from './sharding.js';
+export type { PrometheusShardingMetricsOptions } from './sharding.js';
+export { shardingMetricNames } from '../sharding/metrics.js';
+export type { ShardingMetrics } from '../sharding/metrics.js';

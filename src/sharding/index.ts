@@ -23,7 +23,7 @@ export type {
   ShardReconcilerOptions,
   ShardRunnable,
 } from './shard.js';
-export { Sharder, objectHashKey } from './sharder.js';
+export { Sharder, ShardEventReason, objectHashKey } from './sharder.js';
 export type {
   SharderOptions,
   ShardedResource,
@@ -31,4 +31,5 @@ export type {
   AdmissionObjectRequest,
   AdmissionPatchOperation,
 } from './sharder.js';
+export { shardingMetricNames } from './metrics.js';
 export type { ShardingMetrics } from './metrics.js';

@@ -9,6 +9,18 @@
  * | `drained(ring, shard)` | a shard released an object it was asked to let go |
  * | `ringSize(ring, n)` | the number of live shards changed |
  *
+ * The Prometheus adapter (`PrometheusShardingMetrics` in `kube-controller-kit/metrics`)
+ * maps them to these series, named after kubernetes-controller-sharding's
+ * `controller_sharding_*` family:
+ *
+ * | metric | kind | meaning |
+ * | --- | --- | --- |
+ * | `controller_sharding_assignments_total{ring,shard}` | counter | shard labels written by the sharder, by the shard assigned |
+ * | `controller_sharding_movements_total{ring,from,to}` | counter | objects of a dead shard moved at once |
+ * | `controller_sharding_drain_requests_total{ring,shard}` | counter | drain labels set, by the shard asked to let go |
+ * | `controller_sharding_drains_total{ring,shard}` | counter | objects a shard released after a drain request |
+ * | `controller_sharding_ring_size{ring}` | gauge | live shards in the ring as the sharder last computed it |
+ *
  * @module
  */
 
@@ -25,3 +37,17 @@ export interface ShardingMetrics {
   /** The number of live shards. */
   ringSize?(ring: string, size: number): void;
 }
+
+/** The sharding metric names, for adapters and dashboards. */
+export const shardingMetricNames = {
+  /** Counter of shard assignments, labels `ring`, `shard`. */
+  assignments: 'controller_sharding_assignments_total',
+  /** Counter of moves away from dead shards, labels `ring`, `from`, `to`. */
+  movements: 'controller_sharding_movements_total',
+  /** Counter of drain requests, labels `ring`, `shard` (the shard asked to let go). */
+  drainRequests: 'controller_sharding_drain_requests_total',
+  /** Counter of completed drains, labels `ring`, `shard` (the shard that let go). */
+  drains: 'controller_sharding_drains_total',
+  /** Gauge of live shards, label `ring`. */
+  ringSize: 'controller_sharding_ring_size',
+} as const;

@@ -20,6 +20,11 @@
  * - Every write carries the resourceVersion the decision was made on (a conflict reads
  *   the object again), and is retried with the controller rate limiter on failure.
  *   Everything is re-checked on every Lease change and every `resyncPeriodMs`.
+ * - **Events** (with a `recorder`): after each successful write, a `Normal` Event on the
+ *   object — `ShardAssigned` (a new object got its shard), `ShardDrainRequested` (a live
+ *   shard was asked to let it go), `ShardMoved` (it got its new shard: from a dead shard
+ *   at once, or from a live one after its drain). The recorder queues and never waits, so
+ *   events never hold the sharder up; a full queue drops them.
  *
  * Run one sharder per ring, under leader election (`runWhileLeading`), in a replica of
  * the controller or in a process of its own.
@@ -33,12 +38,15 @@ import type { ApiResource, KubeObject, PartialObjectMetadata } from '../client/t
 import { ResourceClient } from '../client/resource_client.js';
 import { ApiError } from '../client/errors.js';
 import { SharedInformerFactory } from '../cache/factory.js';
+import { DeletedFinalStateUnknown } from '../cache/keys.js';
 import type { SharedIndexInformer } from '../cache/shared_informer.js';
 import type { Lease } from '../leaderelection/lease_lock.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
+import type { EventRecorder } from '../record/recorder.js';
+import type { ObjectReference } from '../record/types.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
 import { runWorkers } from '../workqueue/workers.js';
 import type { ShardingMetrics } from './metrics.js';
@@ -80,7 +88,24 @@ export interface SharderOptions {
   logger?: Logger;
   /** Where assignment, move and drain counts go. */
   metrics?: ShardingMetrics;
+  /**
+   * Records an Event on each object the sharder assigns, drains or moves (`ShardAssigned`,
+   * `ShardDrainRequested`, `ShardMoved`; see {@link ShardEventReason}). Default: none. One
+   * Event write per label write: on a first labelling of many objects, that is as many
+   * Events (the recorder drops what does not fit its queue).
+   */
+  recorder?: EventRecorder;
 }
+
+/** The reasons of the Events a {@link Sharder} records on the objects it labels. */
+export const ShardEventReason = {
+  /** An unassigned object got its shard. */
+  assigned: 'ShardAssigned',
+  /** A live shard was asked to release the object (the drain label was set). */
+  drainRequested: 'ShardDrainRequested',
+  /** The object got a new shard: from a dead shard at once, or after a drain. */
+  moved: 'ShardMoved',
+} as const;
 
 /** A shard as the sharder sees it in the Leases. */
 export interface ShardState {
@@ -164,6 +189,8 @@ export class Sharder {
   #ring: HashRing;
   #shards: ShardState[] = [];
   #targets: Target[] = [];
+  /** Objects asked to drain (queue item → the shard asked), to name it when they move. */
+  readonly #draining = new Map<string, string>();
 
   /**
    * @param options - the ring, the Lease namespace, the sharded resources, where to write.
@@ -283,6 +310,10 @@ export class Sharder {
       t.informer.addEventHandler({
         onAdd: (obj) => queue.add(`${i}|${keyOf(obj)}`),
         onUpdate: (_old, obj) => queue.add(`${i}|${keyOf(obj)}`),
+        onDelete: (obj) => {
+          const key = obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj);
+          this.#draining.delete(`${i}|${key}`);
+        },
       });
     });
     factory.start(signal);
@@ -299,6 +330,7 @@ export class Sharder {
       await factory.waitForCacheSync(signal);
       if (signal.aborted) return;
       recompute();
+      o.metrics?.ringSize?.(o.ring, this.#ring.size); // also when the first ring is empty
       scheduleResync();
       enqueueAll();
       await runWorkers(
@@ -328,6 +360,7 @@ export class Sharder {
       resync?.cancel();
       await factory.shutdown();
       this.#targets = [];
+      this.#draining.clear();
     }
   }
 
@@ -378,7 +411,8 @@ export class Sharder {
     const current = meta.labels?.[l.shard];
     const draining = meta.labels?.[l.drain] !== undefined;
     const desired = this.#ring.get(this.#hashKey(target, obj as KubeObject));
-    const write = (labels: Record<string, string | null>): Promise<unknown> => {
+    /** Writes the labels; the written object, or undefined when it is gone. */
+    const write = (labels: Record<string, string | null>): Promise<KubeObject | undefined> => {
       const ns = meta.namespace;
       const client = ns !== undefined && ns !== '' ? target.client.namespace(ns) : target.client;
       return client
@@ -392,14 +426,21 @@ export class Sharder {
           throw err;
         });
     };
+    const event = (written: KubeObject | undefined, reason: string, message: string): void => {
+      if (o.recorder === undefined || written === undefined) return;
+      o.recorder.event(this.#reference(target, written), 'Normal', reason, message);
+    };
+    const ring = `ring "${o.ring}"`;
     if (current === undefined || !this.#ring.has(current)) {
       if (desired === undefined) {
         // No live shard: leave the object unassigned rather than with a dead shard.
         if (current !== undefined || draining) await write({ [l.shard]: null, [l.drain]: null });
         return;
       }
-      await write({ [l.shard]: desired, [l.drain]: null });
+      const written = await write({ [l.shard]: desired, [l.drain]: null });
       o.metrics?.assigned?.(o.ring, desired);
+      const drainedFrom = this.#draining.get(item);
+      this.#draining.delete(item);
       if (current !== undefined) {
         o.metrics?.moved?.(o.ring, current, desired);
         this.#logger.info('moved an object of a dead shard', {
@@ -408,17 +449,54 @@ export class Sharder {
           from: current,
           to: desired,
         });
+        event(
+          written,
+          ShardEventReason.moved,
+          `moved from shard "${current}", which is no longer live, to shard "${desired}" of ${ring}`,
+        );
+      } else if (drainedFrom !== undefined && drainedFrom !== desired) {
+        event(
+          written,
+          ShardEventReason.moved,
+          `moved from shard "${drainedFrom}" to shard "${desired}" of ${ring} after "${drainedFrom}" released it`,
+        );
+      } else {
+        event(written, ShardEventReason.assigned, `assigned to shard "${desired}" of ${ring}`);
       }
       return;
     }
     if (current === desired) {
+      this.#draining.delete(item);
       if (draining) await write({ [l.drain]: null }); // the ring changed back before the shard let go
       return;
     }
     if (!draining) {
-      await write({ [l.drain]: 'true' });
+      const written = await write({ [l.drain]: 'true' });
       o.metrics?.drainRequested?.(o.ring, current);
+      this.#draining.set(item, current);
+      event(
+        written,
+        ShardEventReason.drainRequested,
+        `asked shard "${current}" of ${ring} to release the object for shard "${desired}"`,
+      );
+    } else if (!this.#draining.has(item)) {
+      this.#draining.set(item, current); // drain requested by an earlier sharder
     }
+  }
+
+  /** The Event reference of a written object: its resource's apiVersion and kind. */
+  #reference(target: Target, obj: KubeObject): ObjectReference {
+    const r = target.resource;
+    const meta = obj.metadata ?? {};
+    const ref: ObjectReference = {
+      apiVersion: r.group === '' ? r.version : `${r.group}/${r.version}`,
+      kind: r.kind,
+      name: meta.name ?? '',
+    };
+    if (meta.namespace !== undefined && meta.namespace !== '') ref.namespace = meta.namespace;
+    if (meta.uid !== undefined) ref.uid = meta.uid;
+    if (meta.resourceVersion !== undefined) ref.resourceVersion = meta.resourceVersion;
+    return ref;
   }
 }
 

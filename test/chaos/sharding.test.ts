@@ -43,12 +43,7 @@ async function play(seed: number): Promise<string[]> {
           await ring.remove(pick(working));
           break;
         case 'partition': {
-          const name = pick(working);
-          const victim = ring.replicas.get(name);
-          assert.ok(victim);
-          victim.partition();
-          assert.equal(await victim.outcome, 'lease-lost');
-          ring.replicas.delete(name);
+          assert.equal(await ring.partition(pick(working)), 'lease-lost');
           break;
         }
         case 'patch-faults':

@@ -2,19 +2,20 @@
 // reconcile recorded as an interval, for the sharding invariants.
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
-import { ApiError } from '../../src/client/errors.js';
-import { configMapsResource, leases } from '../../src/client/builtins.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import { configMapsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import { Transport } from '../../src/client/transport.js';
 import type { KubeObject } from '../../src/client/types.js';
 import { SharedInformerFactory } from '../../src/cache/factory.js';
 import { Controller } from '../../src/controller/controller.js';
-import type { Lease, LeaseClient, LeaseRequestOptions } from '../../src/leaderelection/index.js';
+import type { EventRecorder } from '../../src/record/index.js';
 import { Shard, Sharder } from '../../src/sharding/index.js';
-import type { RingLabels, ShardRunOutcome } from '../../src/sharding/index.js';
+import type { RingLabels, ShardingMetrics, ShardRunOutcome } from '../../src/sharding/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
+import { PartitionProxy } from '../support/partition_proxy.js';
 
 export const RING = 'widgets';
 export const NAMESPACE = 'default';
@@ -93,41 +94,28 @@ export async function waitSettled(
   return last;
 }
 
-/** A Lease client whose requests fail while `partitioned`. */
-class PartitionableLeaseClient implements LeaseClient {
-  partitioned = false;
-  constructor(readonly inner: LeaseClient) {}
-  #check(): void {
-    if (this.partitioned) {
-      throw new ApiError({
-        kind: 'Status',
-        apiVersion: 'v1',
-        status: 'Failure',
-        code: 0,
-        message: 'partitioned',
-      });
-    }
-  }
-  async get(name: string, o?: LeaseRequestOptions): Promise<Lease> {
-    this.#check();
-    return this.inner.get(name, o);
-  }
-  async create(lease: Lease, o?: LeaseRequestOptions): Promise<Lease> {
-    this.#check();
-    return this.inner.create(lease, o);
-  }
-  async update(lease: Lease, o?: LeaseRequestOptions): Promise<Lease> {
-    this.#check();
-    return this.inner.update(lease, o);
-  }
+/** A KubeConfig like the server's, pointing at `url` (a proxy in front of it). */
+function kubeConfigVia(server: TestApiServer, url: string): KubeConfig {
+  const base = server.kubeConfig();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: base.clusters.map((c) => ({ ...c, server: url })),
+    users: base.users,
+    contexts: base.contexts,
+    currentContext: base.currentContext,
+  });
+  return kc;
 }
 
-/** One replica of the sharded controller. */
+/**
+ * One replica of the sharded controller. It reaches the server only through its own
+ * {@link PartitionProxy}, so {@link Replica.partition} cuts everything it does — Lease
+ * renewals, its informers' lists and watches, its label writes — and nothing of the others.
+ */
 export class Replica {
-  readonly shard: Shard;
-  readonly #leaseClient: PartitionableLeaseClient;
-  readonly #controller = new AbortController();
-  readonly #transport: Transport;
+  readonly #proxy: PartitionProxy;
+  #controller = new AbortController();
+  #transport: Transport | undefined;
   outcome: Promise<ShardRunOutcome> | undefined;
   /** Set while the replica's controller works (holds its Lease). */
   working = false;
@@ -136,32 +124,39 @@ export class Replica {
     readonly ring: Ring,
     readonly name: string,
   ) {
-    this.#transport = new Transport(ring.server.kubeConfig(), { logger: noopLogger });
-    this.#leaseClient = new PartitionableLeaseClient(
-      leases(this.#transport, { namespace: NAMESPACE }),
-    );
-    this.shard = new Shard({
+    this.#proxy = new PartitionProxy(new URL(ring.server.url));
+  }
+
+  /** Runs the replica: joins the ring and works until stopped or its Lease is lost. */
+  start(): void {
+    this.#controller = new AbortController();
+    this.outcome = this.#run(this.#controller.signal);
+  }
+
+  async #run(signal: AbortSignal): Promise<ShardRunOutcome> {
+    this.#transport ??= new Transport(kubeConfigVia(this.ring.server, await this.#proxy.url), {
+      logger: noopLogger,
+    });
+    const transport = this.#transport;
+    const shard = new Shard({
       ring: RING,
-      name,
+      name: this.name,
       namespace: NAMESPACE,
-      source: this.#transport,
-      leaseClient: this.#leaseClient,
+      source: transport,
       logger: noopLogger,
       ...timing,
+      ...(this.ring.options.metrics === undefined ? {} : { metrics: this.ring.options.metrics }),
     });
+    return shard.run((s) => this.#work(shard, transport, s), signal);
   }
 
-  start(): void {
-    this.outcome = this.shard.run((signal) => this.#work(signal), this.#controller.signal);
-  }
-
-  async #work(signal: AbortSignal): Promise<void> {
-    const factory = new SharedInformerFactory(this.#transport, {
-      labelSelector: this.shard.labelSelector,
+  async #work(shard: Shard, transport: Transport, signal: AbortSignal): Promise<void> {
+    const factory = new SharedInformerFactory(transport, {
+      labelSelector: shard.labelSelector,
       logger: noopLogger,
     });
     const informer = factory.forResource(configMapsResource, { namespace: NAMESPACE });
-    const client = new ResourceClient(this.#transport, configMapsResource);
+    const client = new ResourceClient(transport, configMapsResource);
     const record = async (key: string): Promise<void> => {
       const start = performance.now();
       await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 4)));
@@ -171,7 +166,7 @@ export class Replica {
       name: `shard-${this.name}`,
       workers: 3,
       logger: noopLogger,
-      reconcile: this.shard.reconciler({ store: informer.getIndexer(), client, reconcile: record }),
+      reconcile: shard.reconciler({ store: informer.getIndexer(), client, reconcile: record }),
     }).for(informer);
     this.working = true;
     factory.start(signal);
@@ -183,32 +178,54 @@ export class Replica {
     }
   }
 
-  /** Stops cleanly: the work stops, then the Lease is released. */
+  /** Stops cleanly (the work stops, then the Lease is released), then closes the proxy. */
   async stop(): Promise<ShardRunOutcome | undefined> {
     this.#controller.abort();
     try {
       return await this.outcome;
     } finally {
-      this.#transport.close();
+      this.#transport?.close();
+      await this.#proxy.close();
     }
   }
 
-  /** Cuts the replica's Lease off from the server: it stops working at its renew deadline. */
+  /**
+   * Cuts the replica off from the server (every connection, open or new): it can neither
+   * renew its Lease nor list, watch or write, and stops working at its renew deadline.
+   */
   partition(): void {
-    this.#leaseClient.partitioned = true;
+    this.#proxy.cut();
   }
+
+  /** Ends the partition: the replica's requests reach the server again. */
+  heal(): void {
+    this.#proxy.heal();
+  }
+}
+
+/** What a {@link Ring} hands its sharder and replicas. */
+export interface RingOptions {
+  /** The sharder's and every replica's metrics sink. */
+  metrics?: ShardingMetrics;
+  /** The sharder's event recorder. */
+  recorder?: EventRecorder;
 }
 
 /** The sharder, N replicas and the recorded reconciles. */
 export class Ring {
   readonly intervals: Interval[] = [];
   readonly replicas = new Map<string, Replica>();
+  /** Partitioned replicas, stopped (not working) but not closed. */
+  readonly #partitioned = new Map<string, Replica>();
   readonly sharder: Sharder;
   readonly #sharderStop = new AbortController();
   #sharderDone: Promise<void> | undefined;
   readonly objects: ResourceClient<KubeObject>;
 
-  constructor(readonly server: TestApiServer) {
+  constructor(
+    readonly server: TestApiServer,
+    readonly options: RingOptions = {},
+  ) {
     this.sharder = new Sharder({
       ring: RING,
       leaseNamespace: NAMESPACE,
@@ -216,6 +233,8 @@ export class Ring {
       source: server.kubeConfig(),
       namespace: NAMESPACE,
       logger: noopLogger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.recorder === undefined ? {} : { recorder: options.recorder }),
     });
     this.objects = new ResourceClient<KubeObject>(server.kubeConfig(), configMapsResource, {
       namespace: NAMESPACE,
@@ -238,6 +257,30 @@ export class Ring {
     assert.ok(r);
     this.replicas.delete(name);
     return r.stop();
+  }
+
+  /**
+   * Partitions replica `name` from the server and waits until it has stopped working
+   * (its run ends with `'lease-lost'`); it leaves the live replicas until {@link Ring.rejoin}.
+   */
+  async partition(name: string): Promise<ShardRunOutcome | undefined> {
+    const r = this.replicas.get(name);
+    assert.ok(r);
+    this.replicas.delete(name);
+    this.#partitioned.set(name, r);
+    r.partition();
+    return r.outcome;
+  }
+
+  /** Heals the partition of replica `name` and runs it again (a restarted process). */
+  rejoin(name: string): Replica {
+    const r = this.#partitioned.get(name);
+    assert.ok(r);
+    this.#partitioned.delete(name);
+    r.heal();
+    this.replicas.set(name, r);
+    r.start();
+    return r;
   }
 
   async createObjects(prefix: string, count: number): Promise<void> {
@@ -283,6 +326,8 @@ export class Ring {
 
   async close(): Promise<void> {
     await Promise.all([...this.replicas.keys()].map((n) => this.remove(n)));
+    await Promise.all([...this.#partitioned.values()].map((r) => r.stop()));
+    this.#partitioned.clear();
     this.#sharderStop.abort();
     await this.#sharderDone;
   }

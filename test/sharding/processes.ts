@@ -45,10 +45,22 @@ export class ChildReplica {
     this.exited = new Promise((r) => this.proc.once('close', (code) => r(code)));
   }
 
-  /** Asks for the heap in use now. */
+  /** Asks for the heap in use now; rejects when the replica has exited or exits first. */
   heap(): Promise<ReplicaReport> {
-    return new Promise((r) => {
-      this.#heapWaiters.push(r);
+    const exited = (): Error =>
+      new Error(
+        `replica ${this.name} exited (${this.done?.outcome ?? 'no report'}) before reporting its heap: ${this.stderr}`,
+      );
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) {
+      return Promise.reject(exited());
+    }
+    return new Promise((resolve, reject) => {
+      const onClose = (): void => reject(exited());
+      this.proc.once('close', onClose);
+      this.#heapWaiters.push((r) => {
+        this.proc.off('close', onClose);
+        resolve(r);
+      });
       this.proc.kill('SIGUSR2');
     });
   }

@@ -4,12 +4,16 @@
 // - no object is ever reconciled by two shards at overlapping times;
 // - after quiescence every object is labelled with a live shard and was last reconciled by it;
 // - scaling out from N to N+1 shards moves close to 1/(N+1) of the objects, not all;
-// - a dead shard's objects are reassigned within its lease duration plus the sharder's reaction.
+// - a dead shard's objects are reassigned within its lease duration plus the sharder's reaction;
+// - a shard cut off from the server (every connection, through its own proxy) stops working
+//   at its renew deadline, sees nothing created meanwhile, and after healing rejoins.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
-import { Ring, timing } from './harness.js';
+import { performance } from 'node:perf_hooks';
+import { eventually } from '../support/eventually.js';
+import { NAMESPACE, Ring, timing } from './harness.js';
 
 function movedShare(
   before: Map<string, string | undefined>,
@@ -92,7 +96,7 @@ describe('sharding on the in-memory server', { timeout: 120_000 }, () => {
     }
   });
 
-  test('a partitioned shard stops working at its renew deadline and its objects move within the lease duration', async () => {
+  test('a shard cut off from the server (Lease, watches and writes) stops at its renew deadline, its objects move within the lease duration, and it rejoins after healing', async () => {
     const ring = new Ring(server);
     try {
       ring.startSharder();
@@ -103,17 +107,35 @@ describe('sharding on the in-memory server', { timeout: 120_000 }, () => {
       const owned = [...before].filter(([, s]) => s === 'p').map(([k]) => k);
       assert.ok(owned.length > 0);
 
-      const cut = Date.now();
-      const victim = ring.replicas.get('p');
-      assert.ok(victim);
-      victim.partition();
-      assert.equal(await victim.outcome, 'lease-lost');
-      ring.replicas.delete('p');
+      const cut = performance.now();
+      const lost = ring.partition('p');
+      // A burst during the partition: the sharder gives some of it to p while p's Lease
+      // has not yet expired, but p, cut off, never sees it.
+      await ring.createObjects('during', 20);
+      assert.equal(await lost, 'lease-lost');
       const after = await ring.settled(timing.leaseDurationMs + 8_000);
-      const elapsed = Date.now() - cut;
+      const elapsed = performance.now() - cut;
       for (const k of owned) assert.equal(after.get(k), 'q');
       // Lease duration plus the time to notice, relabel and reconcile, on a busy machine.
       assert.ok(elapsed < timing.leaseDurationMs + 5_000, `reassigned after ${elapsed} ms`);
+      const byP = ring.intervals.filter((i) => i.shard === 'p');
+      assert.deepEqual(
+        byP.filter((i) => i.key.startsWith(`${NAMESPACE}/during-`)).map((i) => i.key),
+        [],
+        'p saw no object created while it was cut off',
+      );
+      for (const i of byP) {
+        assert.ok(
+          i.start < cut + timing.renewDeadlineMs,
+          `p reconciled ${i.key} at +${(i.start - cut).toFixed(0)} ms, after its renew deadline`,
+        );
+      }
+
+      // Healed, p rejoins (a restarted process) and takes its share back, drained from q.
+      const p = ring.rejoin('p');
+      await eventually('p holds its Lease again and works', () => p.working);
+      const healed = await ring.settled();
+      assert.deepEqual([...new Set(healed.values())].sort(), ['p', 'q']);
       ring.assertNoOverlap();
     } finally {
       await ring.close();
