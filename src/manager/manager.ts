@@ -73,6 +73,9 @@ import type { HealthCheck } from './healthz.js';
 import { HttpServer, parseBindAddress } from './servers.js';
 import type { BindAddress } from './servers.js';
 import { setupSignalHandler } from './signals.js';
+import { EventBroadcaster } from '../record/event_broadcaster.js';
+import type { EventBroadcasterOptions } from '../record/event_broadcaster.js';
+import type { EventRecorder, RecorderOptions } from '../record/recorder.js';
 import { CachedClient } from './cached_client.js';
 import type { CacheHost } from './cached_client.js';
 import { MultiNamespaceInformer, validateNamespaces } from './multi_namespace.js';
@@ -197,6 +200,17 @@ export interface ManagerOptions {
   clock?: Clock;
   /** Where the manager, its cache and its elector log (info: addresses, leadership, shutdown steps). */
   logger?: Logger;
+  /**
+   * Options of the event broadcaster behind {@link Manager.eventRecorderFor} (API, queue
+   * length, correlator, metrics); it writes through the manager's transport, on its clock,
+   * to its logger.
+   */
+  events?: Omit<EventBroadcasterOptions, 'clock' | 'logger' | keyof TransportOptions>;
+  /**
+   * How long shutdown waits for recorded events to be written before dropping the rest
+   * (default 5000 ms).
+   */
+  eventFlushTimeoutMs?: number;
 }
 
 interface Entry {
@@ -273,6 +287,7 @@ export class Manager {
   readonly #metricsBind: BindAddress | undefined;
   readonly #lock: LeaseLock | undefined;
   readonly #entries: Entry[] = [];
+  #events: EventBroadcaster | undefined;
   readonly #running = new Map<string, Promise<void>>();
   readonly #serving = deferred<void>();
   readonly #elected = deferred<void>();
@@ -505,6 +520,29 @@ export class Manager {
   }
 
   /**
+   * An event recorder that writes as `component` (controller-runtime's
+   * `GetEventRecorderFor`): Events go through one broadcaster on the manager's transport,
+   * made on first use, with client-go's correlator and a bounded queue, so recording never
+   * waits on the API server. Recorders of several components share the broadcaster (and
+   * its spam filter and aggregation). Shutdown flushes what is queued
+   * after the runnables stopped (up to `eventFlushTimeoutMs`), then closes it.
+   *
+   * @param component - the reporting controller, e.g. `application-controller`.
+   * @param options - the rest of the recorder's options (`host`).
+   */
+  eventRecorderFor(
+    component: string,
+    options: Omit<RecorderOptions, 'component'> = {},
+  ): EventRecorder {
+    this.#events ??= new EventBroadcaster(this.transport, {
+      ...this.#options.events,
+      clock: this.#clock,
+      logger: this.#logger,
+    });
+    return this.#events.newRecorder({ ...options, component });
+  }
+
+  /**
    * A client for `resource` whose reads come from the cache (an informer started and
    * synced on first use) and whose writes go to the API server (controller-runtime's
    * default client). See {@link CachedClient}.
@@ -730,6 +768,19 @@ export class Manager {
     } else {
       this.#logStillRunning('runnables');
       all.catch(() => {});
+    }
+    const events = this.#events;
+    if (events !== undefined) {
+      const flush = new AbortController();
+      const timer = this.#clock.setTimeout(
+        () => flush.abort(),
+        this.#options.eventFlushTimeoutMs ?? 5000,
+      );
+      await events.close(flush.signal);
+      timer.cancel();
+      if (events.dropped > 0) {
+        this.#logger.warn(`manager: ${events.dropped} event(s) were dropped, not written`);
+      }
     }
     this.#logger.info('manager: stopping caches');
     cacheStop.abort();
