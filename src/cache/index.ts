@@ -64,7 +64,7 @@ export {
   escapeFieldValue,
 } from '../apimachinery/fields.js';
 export type { FieldSelector, FieldRequirement } from '../apimachinery/fields.js';
-export type { DeepReadonly } from './deep_readonly.js';
+export type { DeepMutable, DeepReadonly } from './deep_readonly.js';
 export {
   CacheMutationDetector,
   CacheMutationError,

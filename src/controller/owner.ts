@@ -14,6 +14,7 @@
  *
  * @module
  */
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { KubeObject, OwnerReference } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
 
@@ -56,7 +57,7 @@ function groupOf(apiVersion: string): string {
  * ownerKeys(deployment, { kind: 'Application', apiVersion: 'example.com/v1' }); // ['default/web']
  * ```
  */
-export function ownerKeys(obj: KubeObject, options: OwnerKeysOptions): string[] {
+export function ownerKeys(obj: DeepReadonly<KubeObject>, options: OwnerKeysOptions): string[] {
   const refs: readonly OwnerReference[] | undefined = obj.metadata?.ownerReferences;
   if (refs === undefined || refs.length === 0) return [];
   const group = options.apiVersion === undefined ? undefined : groupOf(options.apiVersion);

@@ -50,6 +50,7 @@ import type { GenericTransform, InformerTuning, TweakListOptionsFunc } from '../
 import { deletionHandlingMetaNamespaceKeyFunc, DeletedFinalStateUnknown } from '../cache/keys.js';
 import { parseLabelSelector } from '../apimachinery/labels.js';
 import { listWatchFromClient } from '../cache/listwatch.js';
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { HandlerErrorHook } from '../cache/processor.js';
 import { SharedIndexInformer } from '../cache/shared_informer.js';
 import type { ResourceEventHandlerRegistration } from '../cache/shared_informer.js';
@@ -64,7 +65,7 @@ import { defaultLogger } from '../util/logger.js';
 export type CustomResourceDefinition = Serialized<V1CustomResourceDefinition>;
 
 /** Decides which CRDs the manager follows. */
-export type CRDPredicate = (crd: CustomResourceDefinition) => boolean;
+export type CRDPredicate = (crd: DeepReadonly<CustomResourceDefinition>) => boolean;
 
 /** What {@link crdSelector} matches on; every given criterion must hold. */
 export interface CRDSelectorSpec {
@@ -93,7 +94,7 @@ export function crdSelector(spec: CRDSelectorSpec): CRDPredicate {
 }
 
 /** True when the CRD's `Established` condition is `True`. */
-export function isCrdEstablished(crd: CustomResourceDefinition): boolean {
+export function isCrdEstablished(crd: DeepReadonly<CustomResourceDefinition>): boolean {
   return (crd.status?.conditions ?? []).some(
     (c) => c.type === 'Established' && c.status === 'True',
   );
@@ -104,7 +105,7 @@ export function isCrdEstablished(crd: CustomResourceDefinition): boolean {
  * the storage version when `storageOnly`.
  */
 export function crdResources(
-  crd: CustomResourceDefinition,
+  crd: DeepReadonly<CustomResourceDefinition>,
   storageOnly = false,
 ): ApiResource<UnstructuredObject>[] {
   const spec = crd.spec;
@@ -119,24 +120,29 @@ export function crdResources(
   }));
 }
 
-/** Handlers of the manager: every callback receives the resource the event came from. */
+/**
+ * Handlers of the manager: every callback receives the resource the event came from. The
+ * objects are the informers' cached instances, typed {@link DeepReadonly}: `deepCopy` one
+ * before changing it.
+ */
 export interface CustomResourceEventHandler {
   /** An object entered a resource's cache (`isInInitialList` as for informers). */
   onAdd?(
     resource: ApiResource<UnstructuredObject>,
-    obj: UnstructuredObject,
+    obj: DeepReadonly<UnstructuredObject>,
     isInInitialList: boolean,
   ): void | Promise<void>;
   /** An object changed (or, with the same resourceVersion, was re-delivered by a resync). */
   onUpdate?(
     resource: ApiResource<UnstructuredObject>,
-    oldObj: UnstructuredObject,
-    newObj: UnstructuredObject,
+    oldObj: DeepReadonly<UnstructuredObject>,
+    newObj: DeepReadonly<UnstructuredObject>,
   ): void | Promise<void>;
   /** An object left a resource's cache, or its informer was dropped (then a tombstone). */
   onDelete?(
     resource: ApiResource<UnstructuredObject>,
-    objOrTombstone: UnstructuredObject | DeletedFinalStateUnknown<UnstructuredObject>,
+    objOrTombstone:
+      DeepReadonly<UnstructuredObject> | DeletedFinalStateUnknown<DeepReadonly<UnstructuredObject>>,
   ): void | Promise<void>;
 }
 
@@ -238,7 +244,7 @@ interface ResourceEntry {
   readonly informer: SharedIndexInformer<UnstructuredObject>;
   readonly controller: AbortController;
   /** Objects the handlers were told exist, by key. */
-  readonly known: Map<string, UnstructuredObject>;
+  readonly known: Map<string, DeepReadonly<UnstructuredObject>>;
   registration: ResourceEventHandlerRegistration | undefined;
   /** Settles once the informer has stopped and tombstones were queued. */
   done: Promise<void> | undefined;
@@ -393,7 +399,7 @@ export class CRDInformerManager {
   }
 
   /** Bring the informers of one CRD in line with it. */
-  #reconcile(crd: CustomResourceDefinition): void {
+  #reconcile(crd: DeepReadonly<CustomResourceDefinition>): void {
     const name = crd.metadata?.name ?? '';
     let wanted: ApiResource<UnstructuredObject>[] = [];
     let followed = false;
