@@ -37,7 +37,7 @@ export {
   defaultIdleTimeoutMs,
   defaultWatchListEnabled,
 } from './reflector.js';
-export type { LastError, ReflectorOptions, ReflectorStore } from './reflector.js';
+export type { LastError, ReflectorOptions, ReflectorStore, ReflectorTuning } from './reflector.js';
 export { SelectorParseError } from '../apimachinery/selector_error.js';
 export {
   parseLabelSelector,
