@@ -1,6 +1,6 @@
 /**
  * One growable FIFO deque (a ring buffer) for every queue in the library: each handler's
- * notification buffer, the CRD manager's per-handler callback queue, the keys of a
+ * notification buffer (also behind each `CRDInformerManager` handler), the keys of a
  * `DeltaFIFO`, the deltas of a `RealFIFO`, the items of a work queue and the events an
  * `EventBroadcaster` has yet to write. (The watch decoder keeps its own paused buffer.)
  *
