@@ -111,13 +111,13 @@ export interface SetControllerReferenceOptions {
   blockOwnerDeletion?: boolean;
 }
 
-function objectKey(obj: KubeObject): string {
+function objectKey(obj: DeepReadonly<KubeObject>): string {
   const ns = obj.metadata?.namespace ?? '';
   const name = obj.metadata?.name ?? obj.metadata?.generateName ?? '';
   return ns === '' ? name : `${ns}/${name}`;
 }
 
-function referenceTo(owner: KubeObject, what: string): OwnerReference {
+function referenceTo(owner: DeepReadonly<KubeObject>, what: string): OwnerReference {
   const apiVersion = owner.apiVersion ?? '';
   const kind = owner.kind ?? '';
   const name = owner.metadata?.name ?? '';
@@ -137,7 +137,7 @@ function referenceTo(owner: KubeObject, what: string): OwnerReference {
   return { apiVersion, kind, name, uid };
 }
 
-function validateOwner(owner: KubeObject, object: KubeObject): void {
+function validateOwner(owner: DeepReadonly<KubeObject>, object: KubeObject): void {
   const ownerNs = owner.metadata?.namespace ?? '';
   if (ownerNs === '') return;
   const objNs = object.metadata?.namespace ?? '';
@@ -169,7 +169,7 @@ function upsert(object: KubeObject, ref: OwnerReference): void {
 }
 
 /** The controller reference of `obj` (`controller: true`), if any (metav1 `GetControllerOf`). */
-export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
+export function getControllerOf(obj: DeepReadonly<KubeObject>): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
@@ -184,7 +184,7 @@ export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
  * @throws InvalidOwnerError when the owner lacks apiVersion, kind, name or uid.
  */
 export function setControllerReference(
-  owner: KubeObject,
+  owner: DeepReadonly<KubeObject>,
   object: KubeObject,
   options: SetControllerReferenceOptions = {},
 ): void {
@@ -207,7 +207,7 @@ export function setControllerReference(
  *
  * @throws OwnerReferenceScopeError / InvalidOwnerError as {@link setControllerReference}.
  */
-export function setOwnerReference(owner: KubeObject, object: KubeObject): void {
+export function setOwnerReference(owner: DeepReadonly<KubeObject>, object: KubeObject): void {
   const ref = referenceTo(owner, 'an owner reference');
   validateOwner(owner, object);
   upsert(object, ref);

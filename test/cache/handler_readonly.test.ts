@@ -15,6 +15,7 @@ import type { UnstructuredObject } from '../../src/client/types.js';
 import { Controller } from '../../src/controller/controller.js';
 import type { ControllerInformer } from '../../src/controller/controller.js';
 import type { UpdatePredicate } from '../../src/controller/predicates.js';
+import { getControllerOf, setControllerReference } from '../../src/controller/owner.js';
 import { generationChanged } from '../../src/controller/predicates.js';
 import type { CustomResourceEventHandler } from '../../src/dynamic/crd_informer_manager.js';
 import { noopLogger } from '../../src/util/logger.js';
@@ -84,11 +85,18 @@ function controllerMappers(informer: ControllerInformer<Pod>): void {
     .for(informer, { predicate: generationChanged });
 }
 
+// What a handler or lister hands out can be read by the helpers without a copy.
+function readOnlyHelpers(cachedOwner: DeepReadonly<Pod>, child: Pod): void {
+  setControllerReference(cachedOwner, child);
+  void getControllerOf(cachedOwner);
+}
+
 describe('handlers receive the cached object, typed read-only', () => {
   test('the type rules above are compiled (tsc fails if a @ts-expect-error line compiles)', () => {
     assert.equal(typeof informerHandler.onAdd, 'function');
     assert.equal(typeof crdHandler.onAdd, 'function');
     assert.equal(typeof controllerMappers, 'function');
+    assert.equal(typeof readOnlyHelpers, 'function');
   });
 
   test("onAdd and onUpdate receive the very instance the cache holds (why they are read-only), and deepCopy's result is a different, equal object", async () => {
