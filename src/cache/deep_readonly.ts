@@ -1,5 +1,5 @@
 /**
- * The read-only view of cached objects.
+ * The read-only view of cached objects, and its inverse for copies.
  *
  * @module
  */
@@ -7,8 +7,9 @@
 /**
  * `T` with every property, array, map and set read-only at every depth. Listers and
  * readers hand out cached objects typed this way: they are shared with the cache and every
- * other reader, so mutating one would corrupt the cache silently. Copy an object
- * (`structuredClone`) before changing it. Functions and `Date`s are left as they are.
+ * other reader, so mutating one would corrupt the cache silently. Copy an object with
+ * `deepCopy` (which returns a {@link DeepMutable}) before changing it. Functions and
+ * `Date`s are left as they are.
  */
 export type DeepReadonly<T> = T extends (...args: never[]) => unknown
   ? T
@@ -20,4 +21,21 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown
         ? ReadonlySet<DeepReadonly<U>>
         : T extends object
           ? { readonly [P in keyof T]: DeepReadonly<T[P]> }
+          : T;
+
+/**
+ * The inverse of {@link DeepReadonly}: `T` with `readonly` removed at every depth (read-only
+ * arrays, maps and sets become mutable ones). `DeepMutable<DeepReadonly<V1Pod>>` is a
+ * mutable `V1Pod`; it is what `deepCopy` returns. Functions and `Date`s are left as they are.
+ */
+export type DeepMutable<T> = T extends (...args: never[]) => unknown
+  ? T
+  : T extends Date
+    ? T
+    : T extends ReadonlyMap<infer K, infer V>
+      ? Map<DeepMutable<K>, DeepMutable<V>>
+      : T extends ReadonlySet<infer U>
+        ? Set<DeepMutable<U>>
+        : T extends object
+          ? { -readonly [P in keyof T]: DeepMutable<T[P]> }
           : T;

@@ -29,6 +29,7 @@
  *
  * @module
  */
+import { Deque } from '../util/deque.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 
@@ -112,9 +113,8 @@ export function oldestDelta<T>(deltas: readonly Delta<T>[]): Delta<T> | undefine
  */
 export class DeltaFIFO<T> {
   readonly #items = new Map<string, Delta<T>[]>();
-  /** Keys in queue order; `#queue[#head..]` is live. A key is queued iff it is in `#items`. */
-  #queue: string[] = [];
-  #head = 0;
+  /** Keys in queue order. A key is queued iff it is in `#items`. */
+  readonly #queue = new Deque<string>();
   #populated = false;
   #initialPopulationCount = 0;
   #closed = false;
@@ -256,15 +256,12 @@ export class DeltaFIFO<T> {
 
   async #popOne(process: PopProcessFunc<T>): Promise<Deltas<T>> {
     for (;;) {
-      while (this.#head >= this.#queue.length) {
+      while (this.#queue.length === 0) {
         if (this.#closed) throw new FIFOClosedError();
         await new Promise<void>((resolve) => this.#waiters.push(resolve));
       }
       const isInInitialList = !this.hasSynced();
-      const key = this.#queue[this.#head] as string;
-      this.#queue[this.#head] = '';
-      this.#head++;
-      this.#compact();
+      const key = this.#queue.shift() as string;
       if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
       const deltas = this.#items.get(key);
       if (deltas === undefined) continue; // cannot happen: queue and items move together
@@ -292,12 +289,12 @@ export class DeltaFIFO<T> {
 
   /** The queued keys, in queue order. */
   listKeys(): string[] {
-    return this.#queue.slice(this.#head);
+    return [...this.#queue];
   }
 
   /** How many keys are queued. */
   get length(): number {
-    return this.#queue.length - this.#head;
+    return this.#queue.length;
   }
 
   #queueAction(
@@ -332,13 +329,6 @@ export class DeltaFIFO<T> {
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const w of waiters) w();
-  }
-
-  #compact(): void {
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
   }
 }
 

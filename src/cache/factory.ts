@@ -85,6 +85,7 @@ export type InformerTuning = Pick<
   SharedIndexInformerOptions<KubeObject>,
   | 'onHandlerError'
   | 'watchErrorHandler'
+  | 'reflector'
   | 'pageSize'
   | 'watchList'
   | 'idleTimeoutMs'

@@ -37,7 +37,7 @@ export {
   defaultIdleTimeoutMs,
   defaultWatchListEnabled,
 } from './reflector.js';
-export type { LastError, ReflectorOptions, ReflectorStore } from './reflector.js';
+export type { LastError, ReflectorOptions, ReflectorStore, ReflectorTuning } from './reflector.js';
 export { SelectorParseError } from '../apimachinery/selector_error.js';
 export {
   parseLabelSelector,
@@ -64,7 +64,7 @@ export {
   escapeFieldValue,
 } from '../apimachinery/fields.js';
 export type { FieldSelector, FieldRequirement } from '../apimachinery/fields.js';
-export type { DeepReadonly } from './deep_readonly.js';
+export type { DeepMutable, DeepReadonly } from './deep_readonly.js';
 export {
   CacheMutationDetector,
   CacheMutationError,

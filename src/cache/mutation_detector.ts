@@ -11,7 +11,7 @@
  * @module
  */
 import { KubeControllerKitError } from '../util/errors.js';
-import type { DeepReadonly } from './deep_readonly.js';
+import type { DeepMutable } from './deep_readonly.js';
 
 /** A cached object was mutated in place. */
 export class CacheMutationError extends KubeControllerKitError {
@@ -44,7 +44,9 @@ export function cacheMutationDetectorFromEnv(): boolean {
 
 /**
  * A mutable deep copy of a (typically cached, read-only) object: change the copy, never the
- * cached object. Plain JSON data (what the API server sends) copies exactly.
+ * cached object. Plain JSON data (what the API server sends) copies exactly. The result is
+ * typed {@link DeepMutable}: given a handler's or lister's `DeepReadonly<V1Pod>` it is a
+ * mutable `V1Pod` (`structuredClone` alone keeps the read-only type).
  *
  * @example
  * ```ts
@@ -54,8 +56,8 @@ export function cacheMutationDetectorFromEnv(): boolean {
  * }
  * ```
  */
-export function deepCopy<T>(obj: DeepReadonly<T> | T): T {
-  return structuredClone(obj) as T;
+export function deepCopy<T>(obj: T): DeepMutable<T> {
+  return structuredClone(obj) as DeepMutable<T>;
 }
 
 function describeValue(v: unknown): string {

@@ -18,11 +18,16 @@ import type { Clock } from '../util/clock.js';
 import { Deque } from '../util/deque.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { DeepReadonly } from './deep_readonly.js';
 import type { DeletedFinalStateUnknown } from './keys.js';
 
 /**
  * Callbacks for the changes an informer sees. Each may return a promise: the handler's
  * next notification waits for it to settle (other handlers do not).
+ *
+ * The objects are the cache's own instances, shared with every other handler and lister,
+ * so they are typed {@link DeepReadonly}: a handler that wants to change one copies it
+ * first with `deepCopy(obj)`, which returns a mutable `T`.
  *
  * @typeParam T - the object type.
  */
@@ -31,18 +36,20 @@ export interface ResourceEventHandler<T> {
    * An object entered the cache. `isInInitialList` is true for objects of the first list
    * (and for the cache replayed to a handler added after start).
    */
-  onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  onAdd?(obj: DeepReadonly<T>, isInInitialList: boolean): void | Promise<void>;
   /**
    * An object in the cache changed, or (old and new with the same resourceVersion) a
    * periodic resync or relist re-delivered it.
    */
-  onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  onUpdate?(oldObj: DeepReadonly<T>, newObj: DeepReadonly<T>): void | Promise<void>;
   /**
    * An object left the cache. A {@link DeletedFinalStateUnknown} tombstone stands for an
    * object deleted while the watch was down (seen missing from a relist); its `obj` is
    * the last state the cache held.
    */
-  onDelete?(objOrTombstone: T | DeletedFinalStateUnknown<T>): void | Promise<void>;
+  onDelete?(
+    objOrTombstone: DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>,
+  ): void | Promise<void>;
 }
 
 /** Which callback a notification is for: `onAdd`, `onUpdate` or `onDelete`. */
@@ -237,11 +244,11 @@ export class ProcessorListener<T> {
     const h = this.handler;
     switch (n.kind) {
       case NotificationKind.Add:
-        return h.onAdd?.(n.obj as T, n.isInInitialList);
+        return h.onAdd?.(n.obj as DeepReadonly<T>, n.isInInitialList);
       case NotificationKind.Update:
-        return h.onUpdate?.(n.oldObj as T, n.obj as T);
+        return h.onUpdate?.(n.oldObj as DeepReadonly<T>, n.obj as DeepReadonly<T>);
       case NotificationKind.Delete:
-        return h.onDelete?.(n.obj);
+        return h.onDelete?.(n.obj as DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>);
     }
   }
 

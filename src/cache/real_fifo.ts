@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { Deque } from '../util/deque.js';
 import type { Delta, KeyFunction, KeyListerGetter, TransformFunc } from './delta_fifo.js';
 import { FIFOClosedError } from './delta_fifo.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
@@ -91,8 +92,7 @@ function isPlain<T>(d: RealFIFODelta<T>): d is Delta<T> {
  * @typeParam T - the object type.
  */
 export class RealFIFO<T> {
-  #items: RealFIFODelta<T>[] = [];
-  #head = 0;
+  readonly #items = new Deque<RealFIFODelta<T>>();
   #populated = false;
   #initialPopulationCount = 0;
   #closed = false;
@@ -168,8 +168,7 @@ export class RealFIFO<T> {
     }
     if (this.#knownObjects === undefined) return;
     const queued = new Set<string>();
-    for (let i = this.#head; i < this.#items.length; i++) {
-      const d = this.#items[i] as RealFIFODelta<T>;
+    for (const d of this.#items) {
       if (isPlain(d)) queued.add(this.keyOf(d.object));
     }
     for (const key of this.#knownObjects.listKeys()) {
@@ -224,7 +223,7 @@ export class RealFIFO<T> {
     process: RealFIFOBatchProcessFunc<T>,
     maxBatch: number,
   ): Promise<RealFIFODelta<T>[]> {
-    while (this.#head >= this.#items.length) {
+    while (this.#items.length === 0) {
       if (this.#closed) throw new FIFOClosedError('RealFIFO');
       await new Promise<void>((resolve) => this.#waiters.push(resolve));
     }
@@ -256,31 +255,23 @@ export class RealFIFO<T> {
 
   /** How many deltas are queued. */
   get length(): number {
-    return this.#items.length - this.#head;
+    return this.#items.length;
   }
 
   #take(max: number): RealFIFODelta<T>[] {
-    const first = this.#items[this.#head] as RealFIFODelta<T>;
+    const first = this.#items.shift() as RealFIFODelta<T>;
     const batch: RealFIFODelta<T>[] = [first];
-    this.#head++;
     if (isPlain(first) && max > 1) {
       const keys = new Set<string>([this.keyOf(first.object)]);
-      while (batch.length < max && this.#head < this.#items.length) {
-        const next = this.#items[this.#head] as RealFIFODelta<T>;
-        if (!isPlain(next)) break;
+      while (batch.length < max) {
+        const next = this.#items.peek();
+        if (next === undefined || !isPlain(next)) break;
         const key = this.keyOf(next.object);
         if (keys.has(key)) break;
         keys.add(key);
         batch.push(next);
-        this.#head++;
+        this.#items.shift();
       }
-    }
-    if (this.#head === this.#items.length) {
-      this.#items = [];
-      this.#head = 0;
-    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
-      this.#items = this.#items.slice(this.#head);
-      this.#head = 0;
     }
     return batch;
   }
@@ -289,8 +280,7 @@ export class RealFIFO<T> {
     const listed = new Set<string>();
     for (const obj of list) listed.add(this.keyOf(obj));
     const lastQueued = new Map<string, Delta<T>>();
-    for (let i = this.#head; i < this.#items.length; i++) {
-      const d = this.#items[i] as RealFIFODelta<T>;
+    for (const d of this.#items) {
       if (isPlain(d)) lastQueued.set(this.keyOf(d.object), d);
     }
     for (const [key, last] of lastQueued) {

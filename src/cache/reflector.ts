@@ -55,14 +55,12 @@ export interface ReflectorStore<T> {
   bookmark?(resourceVersion: string): void;
 }
 
-/** Options of {@link Reflector}. */
-export interface ReflectorOptions<T> {
-  /** Name in logs and errors, e.g. `pods` or `default/pods`. Default `reflector`. */
-  name?: string;
-  /** Call `store.resync()` this often while watching; 0 (default) disables. */
-  resyncPeriodMs?: number;
-  /** Asked before each resync; a false answer skips it. */
-  shouldResync?: () => boolean;
+/**
+ * How a reflector lists and watches: one object, which informers (`reflector`), factories
+ * and the CRD manager (`informerOptions.reflector`) pass to the reflector unchanged, so
+ * every default lives here, in the reflector. Every field is optional.
+ */
+export interface ReflectorTuning {
   /**
    * Page size of lists. When set, every list is paged with it. When unset, lists use 500 per
    * page, except lists at a specific resourceVersion (not `""`/`"0"`), which are unpaged so
@@ -70,13 +68,14 @@ export interface ReflectorOptions<T> {
    */
   pageSize?: number;
   /**
-   * Try a streaming list (a watch with `sendInitialEvents`) before listing. A stream that
-   * breaks before its end bookmark falls back to a list for that attempt only; a server
-   * that rejects or ignores the parameters turns streaming lists off for good. Default
-   * {@link defaultWatchListEnabled} (true, as client-go 1.35+'s `WatchListClient`); the
-   * informer and the factories inherit it.
+   * Try a streaming list (a watch with `sendInitialEvents`) before listing: no giant list
+   * response to hold and parse, so a faster sync and a far lower memory peak (see
+   * docs/performance.md). A stream that breaks before its end bookmark falls back to a
+   * list for that attempt only; a server that rejects or ignores the parameters turns
+   * streaming lists off for good. Default {@link defaultWatchListEnabled} (true, as
+   * client-go 1.35+'s `WatchListClient`).
    */
-  watchListEnabled?: boolean;
+  watchList?: boolean;
   /** Backoff between failures. Default 800 ms, ×2, jitter 1.0, cap 30 s. */
   backoff?: BackoffOptions;
   /** Start the backoff over when this long has passed since its last reset. Default 2 min. */
@@ -91,6 +90,22 @@ export interface ReflectorOptions<T> {
   idleTimeoutMs?: number;
   /** Watches ask the server for a timeout uniformly random in [min, 2·min] s. Default 300. */
   minWatchTimeoutSeconds?: number;
+}
+
+/** Options of {@link Reflector}: its {@link ReflectorTuning} and what it is wired to. */
+export interface ReflectorOptions<T> extends ReflectorTuning {
+  /** Name in logs and errors, e.g. `pods` or `default/pods`. Default `reflector`. */
+  name?: string;
+  /** Call `store.resync()` this often while watching; 0 (default) disables. */
+  resyncPeriodMs?: number;
+  /** Asked before each resync; a false answer skips it. */
+  shouldResync?: () => boolean;
+  /**
+   * The former name of {@link ReflectorTuning.watchList}; `watchList` wins when both are set.
+   *
+   * @deprecated Use `watchList`.
+   */
+  watchListEnabled?: boolean;
   /** Key of an object, for the streaming list's buffer. Default `namespace/name`. */
   keyFunction?: KeyFunction<T>;
   /**
@@ -322,7 +337,8 @@ export class Reflector<T> {
     this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
     this.#shouldResync = options.shouldResync;
     this.#pageSize = options.pageSize;
-    this.#watchListEnabled = options.watchListEnabled ?? defaultWatchListEnabled;
+    this.#watchListEnabled =
+      options.watchList ?? options.watchListEnabled ?? defaultWatchListEnabled;
     this.#minWatchTimeoutSeconds = options.minWatchTimeoutSeconds ?? 300;
     this.#idleTimeoutMs =
       options.idleTimeoutMs ?? defaultIdleTimeoutMs(this.#minWatchTimeoutSeconds);

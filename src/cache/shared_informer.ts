@@ -42,7 +42,7 @@ import type { RealFIFODelta } from './real_fifo.js';
 import { CacheMutationDetector, cacheMutationDetectorFromEnv } from './mutation_detector.js';
 import type { CacheMutationError } from './mutation_detector.js';
 import { Reflector } from './reflector.js';
-import type { LastError } from './reflector.js';
+import type { LastError, ReflectorTuning } from './reflector.js';
 
 /** The smallest per-handler resync period; shorter ones are raised to it (client-go's). */
 export const minimumResyncPeriodMs = 1000;
@@ -73,22 +73,29 @@ export interface SharedIndexInformerOptions<T> {
   onHandlerError?: HandlerErrorHook;
   /** Called with every error that ends a list or watch. Default: log it. */
   watchErrorHandler?: WatchErrorHandler;
-  /** Reflector: page size of lists. */
-  pageSize?: number;
   /**
-   * Reflector: start with a streaming list (a watch with `sendInitialEvents`) instead of
-   * a list; falls back to paged lists for good when the server does not support it.
-   * Default: the reflector's `defaultWatchListEnabled`, true (client-go 1.35+'s `WatchListClient`): no giant list response to hold
-   * and parse, so a faster sync and a far lower memory peak (see docs/performance.md).
+   * How the informer's reflector lists and watches (streaming list, page size, timeouts,
+   * backoff), passed to it as is: the defaults are the reflector's (see
+   * {@link ReflectorTuning}; streaming lists are on). A field set here wins over the
+   * deprecated flat option of the same meaning.
+   *
+   * @example
+   * ```ts
+   * new SharedIndexInformer(lw, { reflector: { watchList: false, pageSize: 100 } });
+   * ```
    */
+  reflector?: ReflectorTuning;
+  /** @deprecated Use `reflector.pageSize`. */
+  pageSize?: number;
+  /** @deprecated Use `reflector.watchList`. */
   watchList?: boolean;
-  /** Reflector: restart a silent watch after this long (ms). */
+  /** @deprecated Use `reflector.idleTimeoutMs`. */
   idleTimeoutMs?: number;
-  /** Reflector: backoff between failures. */
+  /** @deprecated Use `reflector.backoff`. */
   backoff?: BackoffOptions;
-  /** Reflector: reset the backoff after this long (ms). */
+  /** @deprecated Use `reflector.backoffResetMs`. */
   backoffResetMs?: number;
-  /** Reflector: watches ask for a timeout in [min, 2·min] s. */
+  /** @deprecated Use `reflector.minWatchTimeoutSeconds`. */
   minWatchTimeoutSeconds?: number;
   /** Reflector: randomness in [0, 1) (tests pin it). */
   random?: () => number;
@@ -162,6 +169,21 @@ class Registration<T extends KubeObject> implements ResourceEventHandlerRegistra
   hasSynced(): boolean {
     return this.informer.hasSynced() && this.listener.pendingInitial === 0;
   }
+}
+
+/** The reflector tuning of informer options: the deprecated flat fields, then `reflector` over them. */
+function reflectorTuningOf<T>(o: SharedIndexInformerOptions<T>): ReflectorTuning {
+  const flat: ReflectorTuning = {
+    ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
+    ...(o.watchList !== undefined ? { watchList: o.watchList } : {}),
+    ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
+    ...(o.backoff !== undefined ? { backoff: o.backoff } : {}),
+    ...(o.backoffResetMs !== undefined ? { backoffResetMs: o.backoffResetMs } : {}),
+    ...(o.minWatchTimeoutSeconds !== undefined
+      ? { minWatchTimeoutSeconds: o.minWatchTimeoutSeconds }
+      : {}),
+  };
+  return o.reflector === undefined ? flat : { ...flat, ...o.reflector };
 }
 
 function resourceVersionOf(obj: unknown): string | undefined {
@@ -424,15 +446,8 @@ export class SharedIndexInformer<T extends KubeObject> {
       shouldResync: () => this.#processor.shouldResync(),
       clock: this.#clock,
       logger: this.#logger,
-      ...(o.pageSize !== undefined ? { pageSize: o.pageSize } : {}),
-      ...(o.watchList !== undefined ? { watchListEnabled: o.watchList } : {}),
+      ...reflectorTuningOf(o),
       ...(this.#transform !== undefined ? { transform: this.#transform } : {}),
-      ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
-      ...(o.backoff !== undefined ? { backoff: o.backoff } : {}),
-      ...(o.backoffResetMs !== undefined ? { backoffResetMs: o.backoffResetMs } : {}),
-      ...(o.minWatchTimeoutSeconds !== undefined
-        ? { minWatchTimeoutSeconds: o.minWatchTimeoutSeconds }
-        : {}),
       ...(o.random !== undefined ? { random: o.random } : {}),
       ...(watchErrorHandler !== undefined
         ? { watchErrorHandler: (err: unknown) => watchErrorHandler(err) }

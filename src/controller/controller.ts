@@ -36,6 +36,7 @@ import type {
   AddEventHandlerOptions,
   ResourceEventHandlerRegistration,
 } from '../cache/shared_informer.js';
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../cache/processor.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../cache/keys.js';
 import { waitForCacheSyncWithOptions } from '../cache/wait.js';
@@ -152,8 +153,11 @@ export interface WatchOptions<T extends KubeObject> {
    * Adds and deletes always pass. See `generationChanged`, `labelsChanged`, `and`, `or`.
    */
   predicate?: UpdatePredicate<T>;
-  /** Filters every event by the (new, or deleted) object: false ignores the event. */
-  filter?: (obj: T) => boolean;
+  /**
+   * Filters every event by the (new, or deleted) object: false ignores the event. It sees
+   * the cached object itself, read-only.
+   */
+  filter?: (obj: DeepReadonly<T>) => boolean;
 }
 
 /** Options of {@link Controller.owns}: which owner references lead to the primary object. */
@@ -287,19 +291,25 @@ export class Controller {
    * @throws {@link ControllerStartedError} after run().
    */
   owns<T extends KubeObject>(informer: ControllerInformer<T>, options: OwnsOptions<T>): this {
-    return this.#watch(informer, (obj) => ownerKeys(obj, options), options, 'owns');
+    return this.#watch(
+      informer,
+      (obj) => ownerKeys(obj as DeepReadonly<KubeObject>, options),
+      options,
+      'owns',
+    );
   }
 
   /**
    * Watch any resource, mapping each changed object to the keys to reconcile (e.g. every
    * Application that references a changed ConfigMap). For an update, the keys of the old
    * and of the new object are enqueued. A throwing mapper is logged and the event ignored.
+   * The mapper sees the cached object itself, read-only (`deepCopy` it to change it).
    *
    * @throws {@link ControllerStartedError} after run().
    */
   watches<T extends KubeObject>(
     informer: ControllerInformer<T>,
-    mapToKeys: (obj: T) => readonly string[],
+    mapToKeys: (obj: DeepReadonly<T>) => readonly string[],
     options: WatchOptions<T> = {},
   ): this {
     return this.#watch(informer, mapToKeys, options, 'watches');
@@ -307,13 +317,13 @@ export class Controller {
 
   #watch<T extends KubeObject>(
     informer: ControllerInformer<T>,
-    mapToKeys: (obj: T) => readonly string[],
+    mapToKeys: (obj: DeepReadonly<T>) => readonly string[],
     options: WatchOptions<T>,
     what: 'for' | 'owns' | 'watches',
   ): this {
     if (this.#started) throw new ControllerStartedError(this.name, `${what}()`);
     const { predicate, filter } = options;
-    const enqueueFor = (obj: T, event: string): void => {
+    const enqueueFor = (obj: DeepReadonly<T>, event: string): void => {
       try {
         if (filter !== undefined && !filter(obj)) return;
         for (const key of mapToKeys(obj)) this.queue.add(key);
@@ -336,7 +346,7 @@ export class Controller {
           enqueueFor(objOrTombstone, 'delete');
         } else if (what === 'for') {
           // The tombstone's key is the primary object's key, even without its last state.
-          const obj = objOrTombstone.obj as T | undefined;
+          const obj = objOrTombstone.obj as DeepReadonly<T> | undefined;
           if (filter === undefined || obj === undefined || filter(obj)) {
             this.queue.add(objOrTombstone.key);
           }

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { KubeObject, OwnerReference } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
 
@@ -56,7 +57,7 @@ function groupOf(apiVersion: string): string {
  * ownerKeys(deployment, { kind: 'Application', apiVersion: 'example.com/v1' }); // ['default/web']
  * ```
  */
-export function ownerKeys(obj: KubeObject, options: OwnerKeysOptions): string[] {
+export function ownerKeys(obj: DeepReadonly<KubeObject>, options: OwnerKeysOptions): string[] {
   const refs: readonly OwnerReference[] | undefined = obj.metadata?.ownerReferences;
   if (refs === undefined || refs.length === 0) return [];
   const group = options.apiVersion === undefined ? undefined : groupOf(options.apiVersion);
@@ -110,13 +111,13 @@ export interface SetControllerReferenceOptions {
   blockOwnerDeletion?: boolean;
 }
 
-function objectKey(obj: KubeObject): string {
+function objectKey(obj: DeepReadonly<KubeObject>): string {
   const ns = obj.metadata?.namespace ?? '';
   const name = obj.metadata?.name ?? obj.metadata?.generateName ?? '';
   return ns === '' ? name : `${ns}/${name}`;
 }
 
-function referenceTo(owner: KubeObject, what: string): OwnerReference {
+function referenceTo(owner: DeepReadonly<KubeObject>, what: string): OwnerReference {
   const apiVersion = owner.apiVersion ?? '';
   const kind = owner.kind ?? '';
   const name = owner.metadata?.name ?? '';
@@ -136,7 +137,7 @@ function referenceTo(owner: KubeObject, what: string): OwnerReference {
   return { apiVersion, kind, name, uid };
 }
 
-function validateOwner(owner: KubeObject, object: KubeObject): void {
+function validateOwner(owner: DeepReadonly<KubeObject>, object: KubeObject): void {
   const ownerNs = owner.metadata?.namespace ?? '';
   if (ownerNs === '') return;
   const objNs = object.metadata?.namespace ?? '';
@@ -168,7 +169,7 @@ function upsert(object: KubeObject, ref: OwnerReference): void {
 }
 
 /** The controller reference of `obj` (`controller: true`), if any (metav1 `GetControllerOf`). */
-export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
+export function getControllerOf(obj: DeepReadonly<KubeObject>): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((r) => r.controller === true);
 }
 
@@ -183,7 +184,7 @@ export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
  * @throws InvalidOwnerError when the owner lacks apiVersion, kind, name or uid.
  */
 export function setControllerReference(
-  owner: KubeObject,
+  owner: DeepReadonly<KubeObject>,
   object: KubeObject,
   options: SetControllerReferenceOptions = {},
 ): void {
@@ -206,7 +207,7 @@ export function setControllerReference(
  *
  * @throws OwnerReferenceScopeError / InvalidOwnerError as {@link setControllerReference}.
  */
-export function setOwnerReference(owner: KubeObject, object: KubeObject): void {
+export function setOwnerReference(owner: DeepReadonly<KubeObject>, object: KubeObject): void {
   const ref = referenceTo(owner, 'an owner reference');
   validateOwner(owner, object);
   upsert(object, ref);

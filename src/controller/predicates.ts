@@ -12,14 +12,19 @@
  *
  * @module
  */
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { KubeObject } from '../client/types.js';
 
 /**
- * Decides whether an update (old → new) should trigger a reconcile.
+ * Decides whether an update (old → new) should trigger a reconcile. Both objects are the
+ * informer's cached instances, read-only.
  *
  * @typeParam T - the object type.
  */
-export type UpdatePredicate<T extends KubeObject = KubeObject> = (oldObj: T, newObj: T) => boolean;
+export type UpdatePredicate<T extends KubeObject = KubeObject> = (
+  oldObj: DeepReadonly<T>,
+  newObj: DeepReadonly<T>,
+) => boolean;
 
 function sameStringMap(
   a: Readonly<Record<string, string>> | undefined,
@@ -43,7 +48,10 @@ function sameStringMap(
  * not woken by its own writes. Resources whose server never sets a generation (ConfigMaps,
  * Secrets, …) pass only at deletion; combine with another predicate for them.
  */
-export function generationChanged<T extends KubeObject>(oldObj: T, newObj: T): boolean {
+export function generationChanged(
+  oldObj: DeepReadonly<KubeObject>,
+  newObj: DeepReadonly<KubeObject>,
+): boolean {
   if (oldObj.metadata?.generation !== newObj.metadata?.generation) return true;
   return (
     oldObj.metadata?.deletionTimestamp === undefined &&
@@ -52,12 +60,18 @@ export function generationChanged<T extends KubeObject>(oldObj: T, newObj: T): b
 }
 
 /** True when the labels differ (as maps: key order does not matter; absent equals empty). */
-export function labelsChanged<T extends KubeObject>(oldObj: T, newObj: T): boolean {
+export function labelsChanged(
+  oldObj: DeepReadonly<KubeObject>,
+  newObj: DeepReadonly<KubeObject>,
+): boolean {
   return !sameStringMap(oldObj.metadata?.labels, newObj.metadata?.labels);
 }
 
 /** True when the annotations differ (as maps: key order does not matter; absent equals empty). */
-export function annotationsChanged<T extends KubeObject>(oldObj: T, newObj: T): boolean {
+export function annotationsChanged(
+  oldObj: DeepReadonly<KubeObject>,
+  newObj: DeepReadonly<KubeObject>,
+): boolean {
   return !sameStringMap(oldObj.metadata?.annotations, newObj.metadata?.annotations);
 }
 

@@ -39,7 +39,6 @@
  *
  * @module
  */
-import { Deque } from '../util/deque.js';
 import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { customResourceDefinitionsResource } from '../client/builtins.js';
 import { ResourceClient } from '../client/resource_client.js';
@@ -50,7 +49,9 @@ import type { GenericTransform, InformerTuning, TweakListOptionsFunc } from '../
 import { deletionHandlingMetaNamespaceKeyFunc, DeletedFinalStateUnknown } from '../cache/keys.js';
 import { parseLabelSelector } from '../apimachinery/labels.js';
 import { listWatchFromClient } from '../cache/listwatch.js';
-import type { HandlerErrorHook } from '../cache/processor.js';
+import type { DeepReadonly } from '../cache/deep_readonly.js';
+import { NotificationKind, ProcessorListener } from '../cache/processor.js';
+import type { HandlerErrorHook, Notification, ResourceEventHandler } from '../cache/processor.js';
 import { SharedIndexInformer } from '../cache/shared_informer.js';
 import type { ResourceEventHandlerRegistration } from '../cache/shared_informer.js';
 import { waitForCacheSyncWithOptions } from '../cache/wait.js';
@@ -64,7 +65,7 @@ import { defaultLogger } from '../util/logger.js';
 export type CustomResourceDefinition = Serialized<V1CustomResourceDefinition>;
 
 /** Decides which CRDs the manager follows. */
-export type CRDPredicate = (crd: CustomResourceDefinition) => boolean;
+export type CRDPredicate = (crd: DeepReadonly<CustomResourceDefinition>) => boolean;
 
 /** What {@link crdSelector} matches on; every given criterion must hold. */
 export interface CRDSelectorSpec {
@@ -93,7 +94,7 @@ export function crdSelector(spec: CRDSelectorSpec): CRDPredicate {
 }
 
 /** True when the CRD's `Established` condition is `True`. */
-export function isCrdEstablished(crd: CustomResourceDefinition): boolean {
+export function isCrdEstablished(crd: DeepReadonly<CustomResourceDefinition>): boolean {
   return (crd.status?.conditions ?? []).some(
     (c) => c.type === 'Established' && c.status === 'True',
   );
@@ -104,7 +105,7 @@ export function isCrdEstablished(crd: CustomResourceDefinition): boolean {
  * the storage version when `storageOnly`.
  */
 export function crdResources(
-  crd: CustomResourceDefinition,
+  crd: DeepReadonly<CustomResourceDefinition>,
   storageOnly = false,
 ): ApiResource<UnstructuredObject>[] {
   const spec = crd.spec;
@@ -119,24 +120,29 @@ export function crdResources(
   }));
 }
 
-/** Handlers of the manager: every callback receives the resource the event came from. */
+/**
+ * Handlers of the manager: every callback receives the resource the event came from. The
+ * objects are the informers' cached instances, typed {@link DeepReadonly}: `deepCopy` one
+ * before changing it.
+ */
 export interface CustomResourceEventHandler {
   /** An object entered a resource's cache (`isInInitialList` as for informers). */
   onAdd?(
     resource: ApiResource<UnstructuredObject>,
-    obj: UnstructuredObject,
+    obj: DeepReadonly<UnstructuredObject>,
     isInInitialList: boolean,
   ): void | Promise<void>;
   /** An object changed (or, with the same resourceVersion, was re-delivered by a resync). */
   onUpdate?(
     resource: ApiResource<UnstructuredObject>,
-    oldObj: UnstructuredObject,
-    newObj: UnstructuredObject,
+    oldObj: DeepReadonly<UnstructuredObject>,
+    newObj: DeepReadonly<UnstructuredObject>,
   ): void | Promise<void>;
   /** An object left a resource's cache, or its informer was dropped (then a tombstone). */
   onDelete?(
     resource: ApiResource<UnstructuredObject>,
-    objOrTombstone: UnstructuredObject | DeletedFinalStateUnknown<UnstructuredObject>,
+    objOrTombstone:
+      DeepReadonly<UnstructuredObject> | DeletedFinalStateUnknown<DeepReadonly<UnstructuredObject>>,
   ): void | Promise<void>;
 }
 
@@ -182,53 +188,34 @@ export interface CustomResourceHandlerRegistration {
   readonly name: string;
 }
 
-type Task = () => void | Promise<void>;
+/** One object of one resource: what a handler's queue carries. */
+interface ResourceEvent {
+  readonly resource: ApiResource<UnstructuredObject>;
+  readonly obj: DeepReadonly<UnstructuredObject>;
+}
 
-/** One handler's ordered queue of callbacks, on the library's one {@link Deque}. */
-class HandlerQueue implements CustomResourceHandlerRegistration {
-  readonly name: string;
-  readonly handler: CustomResourceEventHandler;
-  readonly #report: (err: unknown, callback: 'onAdd' | 'onUpdate' | 'onDelete') => void;
-  readonly #items = new Deque<{ task: Task; callback: 'onAdd' | 'onUpdate' | 'onDelete' }>(16);
-  #running: Promise<void> | undefined;
-  #stopped = false;
-
-  constructor(
-    name: string,
-    handler: CustomResourceEventHandler,
-    report: (err: unknown, callback: 'onAdd' | 'onUpdate' | 'onDelete') => void,
-  ) {
-    this.name = name;
-    this.handler = handler;
-    this.#report = report;
-  }
-
-  push(callback: 'onAdd' | 'onUpdate' | 'onDelete', task: Task): void {
-    if (this.#stopped) return;
-    this.#items.push({ task, callback });
-    this.#running ??= this.#drain();
-  }
-
-  async #drain(): Promise<void> {
-    await Promise.resolve();
-    while (!this.#stopped && this.#items.length > 0) {
-      const item = this.#items.shift();
-      if (item === undefined) continue;
-      try {
-        await item.task();
-      } catch (err) {
-        this.#report(err, item.callback);
-      }
-    }
-    this.#running = undefined;
-  }
-
-  /** Drop what is queued and wait for the callback in flight. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#items.clear();
-    await this.#running;
-  }
+/**
+ * Each handler of the manager gets the informers' own per-handler queue and delivery loop
+ * (a {@link ProcessorListener}), carrying the resource with each object; this adapter
+ * unwraps it into the manager's callbacks.
+ */
+function resourceEventHandler(
+  handler: CustomResourceEventHandler,
+): ResourceEventHandler<ResourceEvent> {
+  // The listener hands its objects out read-only; the resource is the entry's own object.
+  const resourceOf = (ev: DeepReadonly<ResourceEvent>): ApiResource<UnstructuredObject> =>
+    ev.resource as ApiResource<UnstructuredObject>;
+  return {
+    onAdd: (ev, initial) => handler.onAdd?.(resourceOf(ev), ev.obj, initial),
+    onUpdate: (oldEv, newEv) => handler.onUpdate?.(resourceOf(newEv), oldEv.obj, newEv.obj),
+    onDelete: (ev) =>
+      ev instanceof DeletedFinalStateUnknown
+        ? handler.onDelete?.(
+            resourceOf(ev.obj),
+            new DeletedFinalStateUnknown<DeepReadonly<UnstructuredObject>>(ev.key, ev.obj.obj),
+          )
+        : handler.onDelete?.(resourceOf(ev), ev.obj),
+  };
 }
 
 /** One running resource informer. */
@@ -238,7 +225,7 @@ interface ResourceEntry {
   readonly informer: SharedIndexInformer<UnstructuredObject>;
   readonly controller: AbortController;
   /** Objects the handlers were told exist, by key. */
-  readonly known: Map<string, UnstructuredObject>;
+  readonly known: Map<string, DeepReadonly<UnstructuredObject>>;
   registration: ResourceEventHandlerRegistration | undefined;
   /** Settles once the informer has stopped and tombstones were queued. */
   done: Promise<void> | undefined;
@@ -264,7 +251,7 @@ export class CRDInformerManager {
   readonly #byCrd = new Map<string, Set<string>>();
   /** Dropped informers still stopping, by resource key. */
   readonly #stopping = new Map<string, Promise<void>>();
-  readonly #handlers = new Set<HandlerQueue>();
+  readonly #handlers = new Set<ProcessorListener<ResourceEvent>>();
   #crdRegistration: ResourceEventHandlerRegistration | undefined;
   #signal: AbortSignal | undefined;
   #started = false;
@@ -322,24 +309,36 @@ export class CRDInformerManager {
     options: CustomResourceHandlerOptions = {},
   ): CustomResourceHandlerRegistration {
     const name = options.name ?? `crd-manager handler #${++this.#handlerCount}`;
-    const queue = new HandlerQueue(name, handler, (error, callback) => {
-      this.#logger.error(`${name}: ${callback} failed`, { error: errorMessage(error) });
-      this.#options.onHandlerError?.(error, { handler: name, callback });
+    const listener = new ProcessorListener<ResourceEvent>(resourceEventHandler(handler), {
+      name,
+      requestedResyncPeriodMs: 0,
+      resyncPeriodMs: 0,
+      clock: this.#clock,
+      logger: this.#logger,
+      onHandlerError: this.#options.onHandlerError,
     });
-    if (this.#stopped) return queue;
+    if (this.#stopped) return listener;
     for (const entry of this.#entries.values()) {
       for (const obj of entry.known.values()) {
-        queue.push('onAdd', () => handler.onAdd?.(entry.resource, obj, true));
+        listener.add({
+          kind: NotificationKind.Add,
+          obj: { resource: entry.resource, obj },
+          oldObj: undefined,
+          isInInitialList: true,
+        });
       }
     }
-    this.#handlers.add(queue);
-    return queue;
+    this.#handlers.add(listener);
+    void listener.run();
+    return listener;
   }
 
   /** Stop delivering to a handler (what is queued for it is dropped). */
   removeEventHandler(registration: CustomResourceHandlerRegistration): void {
-    if (!(registration instanceof HandlerQueue) || !this.#handlers.delete(registration)) return;
-    void registration.stop();
+    // Only a registration this manager handed out is in the set.
+    const listener = registration as ProcessorListener<ResourceEvent>;
+    if (!this.#handlers.delete(listener)) return;
+    listener.stop();
   }
 
   /**
@@ -388,12 +387,17 @@ export class CRDInformerManager {
       for (const name of [...this.#byCrd.keys()]) this.#drop(name, new Set(), false);
       while (this.#stopping.size > 0) await Promise.all([...this.#stopping.values()]);
       this.#stopped = true;
-      await Promise.all([...this.#handlers].map((h) => h.stop()));
+      await Promise.all(
+        [...this.#handlers].map((h) => {
+          h.stop();
+          return h.run();
+        }),
+      );
     }
   }
 
   /** Bring the informers of one CRD in line with it. */
-  #reconcile(crd: CustomResourceDefinition): void {
+  #reconcile(crd: DeepReadonly<CustomResourceDefinition>): void {
     const name = crd.metadata?.name ?? '';
     let wanted: ApiResource<UnstructuredObject>[] = [];
     let followed = false;
@@ -477,15 +481,25 @@ export class CRDInformerManager {
       {
         onAdd: (obj, initial) => {
           entry.known.set(deletionHandlingMetaNamespaceKeyFunc(obj), obj);
-          this.#dispatch('onAdd', (h) => h.onAdd?.(resource, obj, initial));
+          this.#dispatch({
+            kind: NotificationKind.Add,
+            obj: { resource, obj },
+            oldObj: undefined,
+            isInInitialList: initial,
+          });
         },
         onUpdate: (oldObj, newObj) => {
           entry.known.set(deletionHandlingMetaNamespaceKeyFunc(newObj), newObj);
-          this.#dispatch('onUpdate', (h) => h.onUpdate?.(resource, oldObj, newObj));
+          this.#dispatch({
+            kind: NotificationKind.Update,
+            obj: { resource, obj: newObj },
+            oldObj: { resource, obj: oldObj },
+            isInInitialList: false,
+          });
         },
         onDelete: (obj) => {
           entry.known.delete(deletionHandlingMetaNamespaceKeyFunc(obj));
-          this.#dispatch('onDelete', (h) => h.onDelete?.(resource, obj));
+          this.#dispatchDelete(resource, obj);
         },
       },
       { name: `crd-manager ${key}` },
@@ -516,8 +530,7 @@ export class CRDInformerManager {
       await entry.done;
       if (this.#shuttingDown) return;
       for (const [key, obj] of entry.known) {
-        const tombstone = new DeletedFinalStateUnknown(key, obj);
-        this.#dispatch('onDelete', (h) => h.onDelete?.(entry.resource, tombstone));
+        this.#dispatchDelete(entry.resource, new DeletedFinalStateUnknown(key, obj));
       }
       entry.known.clear();
     })();
@@ -527,10 +540,23 @@ export class CRDInformerManager {
     });
   }
 
-  #dispatch(
-    callback: 'onAdd' | 'onUpdate' | 'onDelete',
-    call: (h: CustomResourceEventHandler) => void | Promise<void>,
+  #dispatch(n: Notification<ResourceEvent>): void {
+    for (const l of this.#handlers) l.add(n);
+  }
+
+  #dispatchDelete(
+    resource: ApiResource<UnstructuredObject>,
+    obj:
+      DeepReadonly<UnstructuredObject> | DeletedFinalStateUnknown<DeepReadonly<UnstructuredObject>>,
   ): void {
-    for (const q of this.#handlers) q.push(callback, () => call(q.handler));
+    this.#dispatch({
+      kind: NotificationKind.Delete,
+      obj:
+        obj instanceof DeletedFinalStateUnknown
+          ? new DeletedFinalStateUnknown(obj.key, { resource, obj: obj.obj })
+          : { resource, obj },
+      oldObj: undefined,
+      isInInitialList: false,
+    });
   }
 }

@@ -12,7 +12,7 @@
  * cache are shared, so never change what a getter hands back (the return types are
  * read-only to remind you). `setNestedField` and `removeNestedField` change the object
  * in place, like client-go's; use them on objects you own (a fresh object, or a
- * `structuredClone` of a cached one). `withNestedField` and `withoutNestedField` are
+ * `deepCopy` of a cached one). `withNestedField` and `withoutNestedField` are
  * copy-on-write: they return a new object that shares every untouched branch with the
  * original and leave the original (e.g. a cached object) untouched — cheaper than a deep
  * copy when you change one field of a large object.

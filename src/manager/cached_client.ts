@@ -83,7 +83,7 @@ function resourceName(r: ApiResource<KubeObject>): string {
  * ```ts
  * const cms = manager.client(configMapsResource);
  * const cm = await cms.get('settings', { namespace: 'default' }); // from the cache
- * await cms.update({ ...structuredClone(cm), data: { mode: 'on' } }); // to the server
+ * await cms.update({ ...deepCopy(cm), data: { mode: 'on' } }); // to the server
  * ```
  */
 export class CachedClient<T extends KubeObject> {

@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { Deque } from '../util/deque.js';
 import { ApiError, isNotFound } from '../client/errors.js';
 import { ResourceClient } from '../client/resource_client.js';
 import type { KubeConfigLike, Transport, TransportOptions } from '../client/transport.js';
@@ -118,7 +119,7 @@ export class EventBroadcaster {
   readonly #namer: EventNamer;
   readonly #correlator: EventCorrelator;
   readonly #series = new Map<string, SeriesEntry>();
-  readonly #queue: QueuedEvent[] = [];
+  readonly #queue = new Deque<QueuedEvent>();
   readonly #stop = new AbortController();
   #draining: Promise<void> | undefined;
   #closed = false;
@@ -216,7 +217,7 @@ export class EventBroadcaster {
             'the broadcaster was closed before it could write them',
             1 + this.#queue.length,
           );
-          this.#queue.length = 0;
+          this.#queue.clear();
           break;
         }
         try {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { ApiResource, KubeObject } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import type { ObjectReference } from './types.js';
@@ -16,8 +17,11 @@ import type { ObjectReference } from './types.js';
 /** The object lacks what a reference needs (apiVersion, kind or name). */
 export class InvalidObjectReferenceError extends KubeControllerKitError {}
 
-/** What an event can be about: an object, or a reference to one. */
-export type EventSubject = KubeObject | ObjectReference;
+/**
+ * What an event can be about: an object (read only, so a handler's or lister's cached
+ * object fits), or a reference to one.
+ */
+export type EventSubject = DeepReadonly<KubeObject> | ObjectReference;
 
 function isReference(subject: EventSubject): subject is ObjectReference {
   return !('metadata' in subject) && 'name' in subject;

@@ -1,6 +1,8 @@
 /**
- * One growable FIFO deque (a ring buffer) for every unbounded queue in the library: each
- * handler's notification buffer and the CRD manager's per-handler callback queue.
+ * One growable FIFO deque (a ring buffer) for every queue in the library: each handler's
+ * notification buffer (also behind each `CRDInformerManager` handler), the keys of a
+ * `DeltaFIFO`, the deltas of a `RealFIFO`, the items of a work queue and the events an
+ * `EventBroadcaster` has yet to write. (The watch decoder keeps its own paused buffer.)
  *
  * @module
  */

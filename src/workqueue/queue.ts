@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { Deque } from '../util/deque.js';
 import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { QueueMetrics, getDefaultMetricsProvider } from './metrics.js';
@@ -88,8 +89,7 @@ export class Queue<T> implements AsyncIterable<T> {
   /** Maps an item to its identity. */
   protected readonly keyOf: (item: T) => unknown;
 
-  #items: T[] = [];
-  #head = 0;
+  readonly #items = new Deque<T>();
   /** dirty key → the item to queue for it. */
   readonly #dirty = new Map<unknown, T>();
   readonly #processing = new Set<unknown>();
@@ -127,7 +127,7 @@ export class Queue<T> implements AsyncIterable<T> {
    */
   get(signal?: AbortSignal): Promise<QueueGetResult<T>> {
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
-    if (this.#head < this.#items.length) {
+    if (this.#items.length > 0) {
       return Promise.resolve({ shutdown: false, item: this.#take() });
     }
     if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
@@ -163,7 +163,7 @@ export class Queue<T> implements AsyncIterable<T> {
 
   /** Number of queued items (items being processed are not counted). */
   len(): number {
-    return this.#items.length - this.#head;
+    return this.#items.length;
   }
 
   /** Number of items being processed. */
@@ -242,17 +242,8 @@ export class Queue<T> implements AsyncIterable<T> {
   }
 
   #take(): T {
-    const items = this.#items;
-    const item = items[this.#head] as T;
-    items[this.#head] = undefined as T;
-    this.#head++;
-    if (this.#head === items.length) {
-      this.#items = [];
-      this.#head = 0;
-    } else if (this.#head >= 1024 && this.#head * 2 >= items.length) {
-      this.#items = items.slice(this.#head);
-      this.#head = 0;
-    }
+    // Called only when an item is queued (an item may itself be undefined).
+    const item = this.#items.shift() as T;
     this.#startProcessing(this.keyOf(item));
     return item;
   }

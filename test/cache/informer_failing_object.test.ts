@@ -12,9 +12,10 @@ import type { WatchEvent } from '../../src/client/types.js';
 import { FakeClock } from '../../src/util/clock.js';
 import type { Logger } from '../../src/util/logger.js';
 import { pod, podList, ScriptedLW, Stream, until } from './shared_informer_support.js';
+import type { DeepReadonly } from '../../src/cache/deep_readonly.js';
 import type { Pod } from './shared_informer_support.js';
 
-const label = (o: Pod | DeletedFinalStateUnknown<Pod>): string =>
+const label = (o: DeepReadonly<Pod> | DeletedFinalStateUnknown<DeepReadonly<Pod>>): string =>
   o instanceof DeletedFinalStateUnknown ? `tombstone(${o.key})` : o.metadata.name;
 
 function recorder() {

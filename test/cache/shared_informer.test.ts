@@ -15,9 +15,10 @@ import { FakeClock } from '../../src/util/clock.js';
 import type { Logger } from '../../src/util/logger.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { deferred, pod, podList, ScriptedLW, Stream, until } from './shared_informer_support.js';
+import type { DeepReadonly } from '../../src/cache/deep_readonly.js';
 import type { Pod } from './shared_informer_support.js';
 
-const name = (o: Pod | DeletedFinalStateUnknown<Pod>): string =>
+const name = (o: DeepReadonly<Pod> | DeletedFinalStateUnknown<DeepReadonly<Pod>>): string =>
   o instanceof DeletedFinalStateUnknown ? `tombstone(${o.key})` : o.metadata.name;
 
 /** A handler that records every call as a line. */
@@ -141,7 +142,7 @@ describe('SharedIndexInformer: deltas reach the cache and the handlers', () => {
   test("a relist drops objects deleted while disconnected: onDelete gets a DeletedFinalStateUnknown tombstone with the last cached state, before the relist's updates", async () => {
     const s = await started([pod('keep', '1'), pod('gone', '2')]);
     const r = recorder();
-    let tomb: DeletedFinalStateUnknown<Pod> | undefined;
+    let tomb: DeletedFinalStateUnknown<DeepReadonly<Pod>> | undefined;
     s.informer.addEventHandler(r.handler);
     s.informer.addEventHandler({
       onDelete: (o) => void (tomb = o instanceof DeletedFinalStateUnknown ? o : undefined),

@@ -37,6 +37,7 @@ import { DeletedFinalStateUnknown } from '../../src/cache/keys.js';
 import { metaNamespaceIndexFunc } from '../../src/cache/indexer.js';
 import { listWatchFromClient } from '../../src/cache/listwatch.js';
 import { SelectorParseError } from '../../src/apimachinery/selector_error.js';
+import type { DeepReadonly } from '../../src/cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../../src/cache/processor.js';
 import { SharedIndexInformer } from '../../src/cache/shared_informer.js';
 import type { ResourceEventHandlerRegistration } from '../../src/cache/shared_informer.js';
@@ -406,7 +407,7 @@ function keyOf(obj: unknown): string {
  * rules checked on every call.
  */
 class HandlerView<T extends KubeObject> {
-  readonly objects = new Map<string, T>();
+  readonly objects = new Map<string, DeepReadonly<T>>();
   readonly violations: string[] = [];
   deletes = 0;
   tombstones = 0;
@@ -416,7 +417,7 @@ class HandlerView<T extends KubeObject> {
     this.name = name;
   }
 
-  add(obj: T): void {
+  add(obj: DeepReadonly<T>): void {
     const key = keyOf(obj);
     if (this.objects.has(key)) {
       this.#violate(
@@ -426,7 +427,7 @@ class HandlerView<T extends KubeObject> {
     this.objects.set(key, obj);
   }
 
-  update(oldObj: T, newObj: T): void {
+  update(oldObj: DeepReadonly<T>, newObj: DeepReadonly<T>): void {
     const key = keyOf(newObj);
     const last = this.objects.get(key);
     if (last === undefined) {
@@ -439,7 +440,7 @@ class HandlerView<T extends KubeObject> {
     this.objects.set(key, newObj);
   }
 
-  delete(obj: T | DeletedFinalStateUnknown<T>): void {
+  delete(obj: DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>): void {
     this.deletes++;
     let key: string;
     if (obj instanceof DeletedFinalStateUnknown) {

@@ -1,4 +1,5 @@
 // Test helpers for the controller tests: a hand-driven informer and a few waiters.
+import type { DeepReadonly } from '../../src/cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../../src/cache/processor.js';
 import type { ResourceEventHandlerRegistration } from '../../src/cache/shared_informer.js';
 import { DeletedFinalStateUnknown } from '../../src/cache/keys.js';
@@ -20,16 +21,20 @@ export class FakeInformer<T extends KubeObject> implements ControllerInformer<T>
     this.handlers.delete(registration);
   }
 
+  // Handlers receive the cached object read-only; the fake hands them the test's object.
   add(obj: T): void {
-    for (const h of this.handlers.values()) void h.onAdd?.(obj, false);
+    for (const h of this.handlers.values()) void h.onAdd?.(obj as DeepReadonly<T>, false);
   }
 
   update(oldObj: T, newObj: T): void {
-    for (const h of this.handlers.values()) void h.onUpdate?.(oldObj, newObj);
+    for (const h of this.handlers.values()) {
+      void h.onUpdate?.(oldObj as DeepReadonly<T>, newObj as DeepReadonly<T>);
+    }
   }
 
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    for (const h of this.handlers.values()) void h.onDelete?.(obj);
+    const readonlyObj = obj as DeepReadonly<T> | DeletedFinalStateUnknown<DeepReadonly<T>>;
+    for (const h of this.handlers.values()) void h.onDelete?.(readonlyObj);
   }
 
   tombstone(key: string, obj: T): void {

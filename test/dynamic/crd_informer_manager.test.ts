@@ -258,6 +258,38 @@ describe('CRDInformerManager', () => {
     assert.deepEqual(errors, ['bad onAdd boom', 'bad onAdd boom']);
   });
 
+  // Rule (issue 15): the manager's handlers run on the informers' per-handler queue (the
+  // processor's listener), so they share its guarantees — here, that a throwing error hook
+  // is logged and the handler still gets every later event.
+  it("a handler's queue survives a throwing onHandlerError hook and delivers every later event", async () => {
+    server.create(crdRef, makeCrd('widgets', 'Widget'));
+    let hookCalls = 0;
+    const m = start({
+      versions: 'storage',
+      onHandlerError: () => {
+        hookCalls++;
+        throw new Error('the hook itself is broken');
+      },
+    });
+    const seen: string[] = [];
+    m.addEventHandler(
+      {
+        onAdd: (_r, o) => {
+          seen.push(o.metadata?.name ?? '?');
+          if (seen.length === 1) throw new Error('first add fails');
+        },
+      },
+      { name: 'flaky' },
+    );
+    assert.equal(await m.waitForCacheSync(ac.signal), true);
+    await server.waitForWatch(widgetRef, 1);
+    server.create(widgetRef, makeCr('Widget', 'w1'));
+    await until('first add', () => seen.length === 1 && hookCalls === 1);
+    server.create(widgetRef, makeCr('Widget', 'w2'));
+    await until('the next add still arrives', () => seen.length === 2);
+    assert.deepEqual(seen, ['w1', 'w2']);
+  });
+
   it('a removed handler gets nothing more', async () => {
     server.create(crdRef, makeCrd('widgets', 'Widget'));
     const m = start({ versions: 'storage' });

@@ -5,6 +5,7 @@ import { DeletedFinalStateUnknown } from '../../src/cache/keys.js';
 import { listWatchFromClient } from '../../src/cache/listwatch.js';
 import { SharedIndexInformer } from '../../src/cache/shared_informer.js';
 import type { SharedIndexInformerOptions } from '../../src/cache/shared_informer.js';
+import type { DeepReadonly } from '../../src/cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../../src/cache/processor.js';
 import { stripManagedFields } from '../../src/cache/transforms.js';
 import { waitForCacheSync } from '../../src/cache/wait.js';
@@ -30,7 +31,11 @@ function makePod(name: string, extra: Partial<Pod['metadata']> = {}): Pod {
   };
 }
 
-const label = (o: { metadata?: { name?: string } } | DeletedFinalStateUnknown<Pod>): string =>
+const label = (
+  o:
+    | { readonly metadata?: { readonly name?: string } }
+    | DeletedFinalStateUnknown<DeepReadonly<Pod>>,
+): string =>
   o instanceof DeletedFinalStateUnknown ? `tombstone ${o.key}` : (o.metadata?.name ?? '?');
 
 function recorder(): { log: string[]; handler: ResourceEventHandler<Pod> } {
@@ -176,7 +181,7 @@ describe('SharedIndexInformer against the in-memory API server', () => {
       server.create('pods', makePod('keep'));
       server.create('pods', makePod('gone'));
       const t = startInformer(server, { watchList });
-      let tomb: DeletedFinalStateUnknown<Pod> | undefined;
+      let tomb: DeletedFinalStateUnknown<DeepReadonly<Pod>> | undefined;
       t.informer.addEventHandler({
         onDelete: (o) => void (o instanceof DeletedFinalStateUnknown && (tomb = o)),
       });
@@ -224,7 +229,7 @@ describe('SharedIndexInformer against the in-memory API server', () => {
       ac.abort();
       await running;
     });
-    const added: PartialObjectMetadata[] = [];
+    const added: DeepReadonly<PartialObjectMetadata>[] = [];
     informer.addEventHandler({ onAdd: (o) => void added.push(o) });
     await waitFor('sync', () => informer.hasSynced() && added.length === 1);
     await server.waitForWatch('pods');

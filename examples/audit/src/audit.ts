@@ -26,6 +26,7 @@ import {
 } from 'kube-controller-kit';
 import type {
   ApiResource,
+  DeepReadonly,
   KubeConfigLike,
   KubeObject,
   Logger,
@@ -92,7 +93,7 @@ function gvrOf(r: { resource: string; group: string; version: string }): string 
   return `${r.resource}${r.group === '' ? '' : `.${r.group}`}/${r.version}`;
 }
 
-function keyOf(obj: KubeObject): string {
+function keyOf(obj: DeepReadonly<KubeObject>): string {
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.name ?? '';
   return ns === undefined || ns === '' ? name : `${ns}/${name}`;
@@ -123,7 +124,7 @@ function nested(obj: unknown, path: readonly string[]): unknown {
 
 /** The rules that apply to `obj` of `resource` (`podSpecPath` set for workloads). */
 export function check(
-  obj: KubeObject & Record<string, unknown>,
+  obj: DeepReadonly<KubeObject & Record<string, unknown>>,
   requiredLabels: readonly string[],
   podSpecPath: readonly string[] | undefined,
   full: boolean,
@@ -247,15 +248,10 @@ export class Audit {
       full: boolean,
     ): ResourceEventHandler<KubeObject> => {
       const gvr = gvrOf(resource);
-      const seen = (obj: KubeObject, isNew: boolean) => {
+      const seen = (obj: DeepReadonly<KubeObject>, isNew: boolean) => {
         if (isNew) this.#counts.set(gvr, (this.#counts.get(gvr) ?? 0) + 1);
         const id = `${gvr} ${keyOf(obj)}`;
-        const found = check(
-          obj as KubeObject & Record<string, unknown>,
-          this.#requiredLabels,
-          podSpecPath,
-          full,
-        );
+        const found = check(obj, this.#requiredLabels, podSpecPath, full);
         const before = new Set((this.#violations.get(id) ?? []).map((v) => v.rule));
         if (found.length === 0) this.#violations.delete(id);
         else this.#violations.set(id, found);

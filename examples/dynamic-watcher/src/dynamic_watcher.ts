@@ -4,7 +4,13 @@
  * logged with its group/version/resource.
  */
 import { CRDInformerManager, DeletedFinalStateUnknown, crdSelector } from 'kube-controller-kit';
-import type { ApiResource, KubeConfigLike, Logger, UnstructuredObject } from 'kube-controller-kit';
+import type {
+  ApiResource,
+  DeepReadonly,
+  KubeConfigLike,
+  Logger,
+  UnstructuredObject,
+} from 'kube-controller-kit';
 
 /** One event, as the watcher reports it. */
 export interface DynamicEvent {
@@ -30,7 +36,10 @@ function gvrOf(r: ApiResource<UnstructuredObject>): string {
   return `${r.resource}${r.group === '' ? '' : `.${r.group}`}/${r.version}`;
 }
 
-function keyOf(obj: UnstructuredObject | DeletedFinalStateUnknown<UnstructuredObject>): string {
+function keyOf(
+  obj:
+    DeepReadonly<UnstructuredObject> | DeletedFinalStateUnknown<DeepReadonly<UnstructuredObject>>,
+): string {
   if (obj instanceof DeletedFinalStateUnknown) return obj.key;
   const ns = obj.metadata?.namespace;
   const name = obj.metadata?.name ?? '';
