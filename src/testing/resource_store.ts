@@ -591,10 +591,11 @@ export class ResourceStore {
     // Custom resources and CRDs do not allow an unconditional update (their strategies say
     // so); built-in kinds do. A PUT without metadata.resourceVersion is then a 422.
     if (!opts.seed && (meta.resourceVersion ?? '') === '' && !allowsUnconditionalUpdate(type)) {
-      throw this.#invalid(type, name, [
+      // kube-apiserver names the resource (not the kind) in this one.
+      throw invalid(type.group, type.resource, name, [
         {
           reason: 'FieldValueInvalid',
-          message: 'Invalid value: 0x0: must be specified for an update',
+          message: 'Invalid value: 0: must be specified for an update',
           field: 'metadata.resourceVersion',
         },
       ]);

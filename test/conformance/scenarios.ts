@@ -840,8 +840,9 @@ export function defineScenarios(
           assert.equal(err.reason, 'Invalid');
           assert.equal(
             err.status.message,
-            `${s.resource.kind}.${s.resource.group} "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`,
+            `${s.resource.resource}.${s.resource.group} "w" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`,
           );
+          assert.equal(err.details?.kind, s.resource.resource);
           assert.deepEqual(
             err.details?.causes?.map((c) => [c.reason, c.field]),
             [['FieldValueInvalid', 'metadata.resourceVersion']],
