@@ -37,6 +37,16 @@ function parseLine<T>(context: string, text: string, line: number, offset: numbe
   return parsed as WatchEvent<T>;
 }
 
+/**
+ * A watch iterator that also hands out, synchronously, the events it has already decoded
+ * (what {@link decodeWatchStream} returns). The reflector drains it this way after each
+ * `next()`, so a chunk holding many events costs one promise, not one per event.
+ */
+export interface BufferedWatchIterator<T> extends AsyncIterableIterator<WatchEvent<T>> {
+  /** The next event already decoded, or `undefined` when none is buffered. */
+  takeBuffered(): WatchEvent<T> | undefined;
+}
+
 /** Events decoded ahead of the reader before the body is paused (backpressure). */
 const HIGH_WATER = 1024;
 
@@ -45,7 +55,7 @@ const HIGH_WATER = 1024;
  * events synchronously, and `next()` hands them out without a generator's per-event
  * overhead. When more than `HIGH_WATER` events wait, the body is paused.
  */
-class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
+class WatchEventIterator<T> implements BufferedWatchIterator<T> {
   readonly #body: Readable;
   readonly #close: () => void;
   readonly #context: string;
@@ -86,19 +96,28 @@ class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
     return this;
   }
 
-  next(): Promise<IteratorResult<WatchEvent<T>>> {
-    if (this.#head < this.#queue.length) {
-      const value = this.#queue[this.#head++]!;
-      if (this.#head === this.#queue.length) {
-        this.#queue = [];
-        this.#head = 0;
-      }
-      if (this.#paused && this.#queue.length - this.#head < HIGH_WATER / 2) {
-        this.#paused = false;
-        this.#body.resume();
-      }
-      return Promise.resolve({ value, done: false });
+  /**
+   * The next event already decoded, or `undefined` when none is buffered (then `next()`
+   * waits for one, or tells the end or the failure). A consumer that drains the buffer
+   * this way after each `next()` pays one promise per chunk read, not one per event.
+   */
+  takeBuffered(): WatchEvent<T> | undefined {
+    if (this.#head >= this.#queue.length) return undefined;
+    const value = this.#queue[this.#head++]!;
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
     }
+    if (this.#paused && this.#queue.length - this.#head < HIGH_WATER / 2) {
+      this.#paused = false;
+      this.#body.resume();
+    }
+    return value;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent<T>>> {
+    const value = this.takeBuffered();
+    if (value !== undefined) return Promise.resolve({ value, done: false });
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
     if (this.#failed) {
       this.#finish();
@@ -214,6 +233,6 @@ export function decodeWatchStream<T>(
   close: () => void,
   context: string,
   signal?: AbortSignal,
-): AsyncIterableIterator<WatchEvent<T>> {
+): BufferedWatchIterator<T> {
   return new WatchEventIterator<T>(body, close, context, signal);
 }
