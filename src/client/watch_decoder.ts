@@ -62,7 +62,10 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
   readonly #signal: AbortSignal | undefined;
   #queue: WatchEvent<T>[] = [];
   #head = 0;
-  #pending: Buffer | undefined;
+  /** The bytes of an unfinished line, as received (joined once its newline arrives). */
+  #pending: Buffer[] = [];
+  #pendingLength = 0;
+  /** Stream offset of the first byte of the unfinished line (or of the next chunk). */
   #pendingOffset = 0;
   #line = 0;
   #ended = false;
@@ -152,7 +155,9 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     const waiter = this.#waiter;
     if (waiter === undefined) return;
     this.#waiter = undefined;
-    this.next().then(waiter.resolve, waiter.reject);
+    const value = this.takeBuffered();
+    if (value !== undefined) waiter.resolve({ value, done: false });
+    else this.next().then(waiter.resolve, waiter.reject);
   }
 
   #fail(err: unknown): void {
@@ -164,9 +169,8 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
 
   #onEnd(): void {
     if (this.#failed || this.#done) return;
-    if (this.#pending !== undefined) {
-      const text = this.#pending.toString('utf8').trim();
-      this.#pending = undefined;
+    if (this.#pending.length > 0) {
+      const text = this.#takePending().toString('utf8').trim();
       if (text !== '') {
         try {
           this.#queue.push(parseLine<T>(this.#context, text, this.#line + 1, this.#pendingOffset));
@@ -180,27 +184,51 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     this.#wake();
   }
 
+  /** The bytes of the unfinished line, joined, and forgets them. */
+  #takePending(): Buffer {
+    const parts = this.#pending;
+    this.#pending = [];
+    this.#pendingLength = 0;
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  /** Parses the line `buf[start, nl)` (a trailing CR dropped) found at stream offset `offset`. */
+  #parseLine(buf: Buffer, start: number, nl: number, offset: number): void {
+    let end = nl;
+    if (end > start && buf[end - 1] === 0x0d) end--;
+    this.#line++;
+    if (end > start) {
+      this.#queue.push(
+        parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, offset),
+      );
+    }
+  }
+
   #onData(chunk: Buffer): void {
     if (this.#failed || this.#done) return;
-    let buf = chunk;
-    let base = this.#pendingOffset;
-    if (this.#pending !== undefined) {
-      buf = Buffer.concat([this.#pending, chunk]);
-      this.#pending = undefined;
-    }
+    // Stream offset of chunk[0]: after the bytes of the unfinished line.
+    let base = this.#pendingOffset + this.#pendingLength;
     let start = 0;
     try {
-      for (;;) {
-        const nl = buf.indexOf(NEWLINE, start);
-        if (nl === -1) break;
-        let end = nl;
-        if (end > start && buf[end - 1] === 0x0d) end--;
-        this.#line++;
-        if (end > start) {
-          this.#queue.push(
-            parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, base + start),
-          );
+      if (this.#pending.length > 0) {
+        // Only the unfinished line is joined with the head of this chunk (never the whole
+        // chunk: a chunk of many events is not copied).
+        const nl = chunk.indexOf(NEWLINE);
+        if (nl === -1) {
+          this.#pending.push(chunk);
+          this.#pendingLength += chunk.length;
+          return;
         }
+        const offset = this.#pendingOffset;
+        this.#pending.push(chunk.subarray(0, nl));
+        const line = this.#takePending();
+        this.#parseLine(line, 0, line.length, offset);
+        start = nl + 1;
+      }
+      for (;;) {
+        const nl = chunk.indexOf(NEWLINE, start);
+        if (nl === -1) break;
+        this.#parseLine(chunk, start, nl, base + start);
         start = nl + 1;
       }
     } catch (err) {
@@ -209,7 +237,10 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
       this.#fail(err);
       return;
     }
-    if (start < buf.length) this.#pending = start === 0 ? buf : buf.subarray(start);
+    if (start < chunk.length) {
+      this.#pending.push(start === 0 ? chunk : chunk.subarray(start));
+      this.#pendingLength = chunk.length - start;
+    }
     base += start;
     this.#pendingOffset = base;
     if (!this.#paused && this.#queue.length - this.#head >= HIGH_WATER) {
