@@ -234,7 +234,6 @@ const progressEveryObjects = 10_000;
 /** …or every this many ms, whichever comes first (streaming lists). */
 const progressEveryMs = 5_000;
 
-/** Find the first error in a cause chain carrying a Node network `code`. */
 /**
  * The synchronous `takeBuffered()` of a watch iterator that has one (the library's
  * decoder), bound to it; `undefined` for any other iterator (each event then takes a
@@ -248,6 +247,7 @@ function bufferedTaker<T>(
   return () => (take as () => WatchEvent<T> | undefined).call(iterator);
 }
 
+/** Find the first error in a cause chain carrying a Node network `code`. */
 function networkCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
