@@ -90,7 +90,7 @@ async function serverMain(n: number): Promise<void> {
     `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"},"items":[${items.join(',')}]}`,
   );
   items.length = 0;
-  const watches = new Set<{ write(b: Buffer): boolean; wait(): Promise<void> }>();
+  const watches = new Set<{ write(b: Buffer): boolean; wait(): Promise<void>; flush(): void }>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/api/v1/pods') {
@@ -114,6 +114,10 @@ async function serverMain(n: number): Promise<void> {
     const w = {
       write: (b: Buffer): boolean => out.write(b),
       wait: (): Promise<void> => new Promise<void>((r) => out.once('drain', () => r())),
+      // gzip holds back what it has not compressed yet: the end of a burst is flushed.
+      flush: (): void => {
+        if (gzip) (out as ReturnType<typeof createGzip>).flush();
+      },
     };
     watches.add(w);
     const drop = (): void => {
@@ -158,6 +162,7 @@ async function serverMain(n: number): Promise<void> {
     } else if (cmd === 'burst') {
       for (const w of watches) {
         for (const b of prepared) if (!w.write(b)) await w.wait();
+        w.flush();
       }
       prepared = [];
       process.stdout.write(`done ${watches.size}\n`);
