@@ -304,7 +304,17 @@ export class Indexer<T> {
    * @throws {@link KeyError} or {@link IndexFuncError}; the cache is then unchanged.
    */
   add(obj: T): void {
-    const key = this.keyOf(obj);
+    this.upsert(this.keyOf(obj), obj);
+  }
+
+  /**
+   * {@link Indexer.add} under a key the caller already computed with
+   * {@link Indexer.keyOf} (the informer's hot path: the key is built and hashed once),
+   * returning the object it replaced, if any.
+   *
+   * @throws {@link IndexFuncError}; the cache is then unchanged.
+   */
+  upsert(key: string, obj: T): T | undefined {
     const n = this.#funcs.length;
     const scratch = this.#scratch;
     for (let i = 0; i < n; i++) scratch[i] = this.#compute(i, obj, key);
@@ -318,7 +328,9 @@ export class Indexer<T> {
           key,
           values[i] as readonly string[],
         );
+      return undefined;
     } else {
+      const replaced = old.obj;
       old.obj = obj;
       for (let i = 0; i < n; i++) {
         const before = old.values[i] as readonly string[];
@@ -329,6 +341,7 @@ export class Indexer<T> {
         this.#unfile(index, key, before);
         this.#file(index, key, after);
       }
+      return replaced;
     }
   }
 

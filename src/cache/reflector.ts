@@ -249,6 +249,19 @@ const progressEveryObjects = 10_000;
 /** …or every this many ms, whichever comes first (streaming lists). */
 const progressEveryMs = 5_000;
 
+/**
+ * The synchronous `takeBuffered()` of a watch iterator that has one (the library's
+ * decoder), bound to it; `undefined` for any other iterator (each event then takes a
+ * `next()`).
+ */
+function bufferedTaker<T>(
+  iterator: AsyncIterator<WatchEvent<T>>,
+): (() => WatchEvent<T> | undefined) | undefined {
+  const take = (iterator as { takeBuffered?: unknown }).takeBuffered;
+  if (typeof take !== 'function') return undefined;
+  return () => (take as () => WatchEvent<T> | undefined).call(iterator);
+}
+
 /** Find the first error in a cause chain carrying a Node network `code`. */
 function networkCode(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
@@ -729,14 +742,40 @@ export class Reflector<T> {
       if (this.#idleTimeoutMs > 0) armIdle(this.#idleTimeoutMs);
       if (options.sendInitialEvents !== true) armResync();
       try {
-        for await (const event of stream) {
-          lastActivity = this.#clock.now();
-          eventCount++;
-          const result = onEvent(event);
-          if (result.kind === 'stop') return { kind: 'closed' };
-          if (result.kind === 'synced') armResync();
-          else if (result.kind === 'fail') return { kind: 'error', error: result.error };
-          if (watchAc.signal.aborted) break;
+        // As `for await`, but after each `next()` the events the decoder already holds are
+        // taken synchronously (one promise per chunk read, not per event); the iterator is
+        // closed when the loop is left early, as `for await` does.
+        const iterator = stream[Symbol.asyncIterator]();
+        const takeBuffered = bufferedTaker(iterator);
+        let closeIterator = true;
+        try {
+          for (;;) {
+            let step: IteratorResult<WatchEvent<T>>;
+            try {
+              step = await iterator.next();
+            } catch (err) {
+              closeIterator = false;
+              throw err;
+            }
+            if (step.done === true) {
+              closeIterator = false;
+              break;
+            }
+            lastActivity = this.#clock.now();
+            let event: WatchEvent<T> | undefined = step.value;
+            do {
+              eventCount++;
+              const result = onEvent(event);
+              if (result.kind === 'stop') return { kind: 'closed' };
+              if (result.kind === 'synced') armResync();
+              else if (result.kind === 'fail') return { kind: 'error', error: result.error };
+              if (watchAc.signal.aborted) break;
+              event = takeBuffered?.();
+            } while (event !== undefined);
+            if (watchAc.signal.aborted) break;
+          }
+        } finally {
+          if (closeIterator) await iterator.return?.();
         }
       } catch (err) {
         if (signal.aborted) return { kind: 'aborted' };

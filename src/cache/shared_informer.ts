@@ -525,13 +525,17 @@ export class SharedIndexInformer<T extends KubeObject> {
   #applyUpsert(obj: T, isInInitialList: boolean): void {
     let key: string | undefined;
     let old: T | undefined;
+    let written = false;
     try {
       key = this.#indexer.keyOf(obj);
-      old = this.#indexer.getByKey(key);
       if (this.#mutations !== undefined) this.#reportMutation(this.#mutations.checkKey(key));
-      this.#indexer.update(obj);
+      old = this.#indexer.upsert(key, obj);
+      written = true;
       this.#mutations?.record(key, obj);
     } catch (err) {
+      // Before the write, or a failed write (the cache is then unchanged): the cache still
+      // holds the old state under the key.
+      if (!written && key !== undefined) old = this.#indexer.getByKey(key);
       this.#cacheError(err, obj);
       // The new state could not be cached; the old one would be a lie, so it leaves too.
       if (key !== undefined && old !== undefined) this.#dropStale(key, old);

@@ -37,6 +37,16 @@ function parseLine<T>(context: string, text: string, line: number, offset: numbe
   return parsed as WatchEvent<T>;
 }
 
+/**
+ * A watch iterator that also hands out, synchronously, the events it has already decoded
+ * (what {@link decodeWatchStream} returns). The reflector drains it this way after each
+ * `next()`, so a chunk holding many events costs one promise, not one per event.
+ */
+export interface BufferedWatchIterator<T> extends AsyncIterableIterator<WatchEvent<T>> {
+  /** The next event already decoded, or `undefined` when none is buffered. */
+  takeBuffered(): WatchEvent<T> | undefined;
+}
+
 /** Events decoded ahead of the reader before the body is paused (backpressure). */
 const HIGH_WATER = 1024;
 
@@ -45,14 +55,17 @@ const HIGH_WATER = 1024;
  * events synchronously, and `next()` hands them out without a generator's per-event
  * overhead. When more than `HIGH_WATER` events wait, the body is paused.
  */
-class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
+class WatchEventIterator<T> implements BufferedWatchIterator<T> {
   readonly #body: Readable;
   readonly #close: () => void;
   readonly #context: string;
   readonly #signal: AbortSignal | undefined;
   #queue: WatchEvent<T>[] = [];
   #head = 0;
-  #pending: Buffer | undefined;
+  /** The bytes of an unfinished line, as received (joined once its newline arrives). */
+  #pending: Buffer[] = [];
+  #pendingLength = 0;
+  /** Stream offset of the first byte of the unfinished line (or of the next chunk). */
   #pendingOffset = 0;
   #line = 0;
   #ended = false;
@@ -86,19 +99,28 @@ class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
     return this;
   }
 
-  next(): Promise<IteratorResult<WatchEvent<T>>> {
-    if (this.#head < this.#queue.length) {
-      const value = this.#queue[this.#head++]!;
-      if (this.#head === this.#queue.length) {
-        this.#queue = [];
-        this.#head = 0;
-      }
-      if (this.#paused && this.#queue.length - this.#head < HIGH_WATER / 2) {
-        this.#paused = false;
-        this.#body.resume();
-      }
-      return Promise.resolve({ value, done: false });
+  /**
+   * The next event already decoded, or `undefined` when none is buffered (then `next()`
+   * waits for one, or tells the end or the failure). A consumer that drains the buffer
+   * this way after each `next()` pays one promise per chunk read, not one per event.
+   */
+  takeBuffered(): WatchEvent<T> | undefined {
+    if (this.#head >= this.#queue.length) return undefined;
+    const value = this.#queue[this.#head++]!;
+    if (this.#head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
     }
+    if (this.#paused && this.#queue.length - this.#head < HIGH_WATER / 2) {
+      this.#paused = false;
+      this.#body.resume();
+    }
+    return value;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent<T>>> {
+    const value = this.takeBuffered();
+    if (value !== undefined) return Promise.resolve({ value, done: false });
     if (this.#done) return Promise.resolve({ value: undefined, done: true });
     if (this.#failed) {
       this.#finish();
@@ -133,7 +155,9 @@ class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
     const waiter = this.#waiter;
     if (waiter === undefined) return;
     this.#waiter = undefined;
-    this.next().then(waiter.resolve, waiter.reject);
+    const value = this.takeBuffered();
+    if (value !== undefined) waiter.resolve({ value, done: false });
+    else this.next().then(waiter.resolve, waiter.reject);
   }
 
   #fail(err: unknown): void {
@@ -145,9 +169,8 @@ class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
 
   #onEnd(): void {
     if (this.#failed || this.#done) return;
-    if (this.#pending !== undefined) {
-      const text = this.#pending.toString('utf8').trim();
-      this.#pending = undefined;
+    if (this.#pending.length > 0) {
+      const text = this.#takePending().toString('utf8').trim();
       if (text !== '') {
         try {
           this.#queue.push(parseLine<T>(this.#context, text, this.#line + 1, this.#pendingOffset));
@@ -161,27 +184,51 @@ class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
     this.#wake();
   }
 
+  /** The bytes of the unfinished line, joined, and forgets them. */
+  #takePending(): Buffer {
+    const parts = this.#pending;
+    this.#pending = [];
+    this.#pendingLength = 0;
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  /** Parses the line `buf[start, nl)` (a trailing CR dropped) found at stream offset `offset`. */
+  #parseLine(buf: Buffer, start: number, nl: number, offset: number): void {
+    let end = nl;
+    if (end > start && buf[end - 1] === 0x0d) end--;
+    this.#line++;
+    if (end > start) {
+      this.#queue.push(
+        parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, offset),
+      );
+    }
+  }
+
   #onData(chunk: Buffer): void {
     if (this.#failed || this.#done) return;
-    let buf = chunk;
-    let base = this.#pendingOffset;
-    if (this.#pending !== undefined) {
-      buf = Buffer.concat([this.#pending, chunk]);
-      this.#pending = undefined;
-    }
+    // Stream offset of chunk[0]: after the bytes of the unfinished line.
+    let base = this.#pendingOffset + this.#pendingLength;
     let start = 0;
     try {
-      for (;;) {
-        const nl = buf.indexOf(NEWLINE, start);
-        if (nl === -1) break;
-        let end = nl;
-        if (end > start && buf[end - 1] === 0x0d) end--;
-        this.#line++;
-        if (end > start) {
-          this.#queue.push(
-            parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, base + start),
-          );
+      if (this.#pending.length > 0) {
+        // Only the unfinished line is joined with the head of this chunk (never the whole
+        // chunk: a chunk of many events is not copied).
+        const nl = chunk.indexOf(NEWLINE);
+        if (nl === -1) {
+          this.#pending.push(chunk);
+          this.#pendingLength += chunk.length;
+          return;
         }
+        const offset = this.#pendingOffset;
+        this.#pending.push(chunk.subarray(0, nl));
+        const line = this.#takePending();
+        this.#parseLine(line, 0, line.length, offset);
+        start = nl + 1;
+      }
+      for (;;) {
+        const nl = chunk.indexOf(NEWLINE, start);
+        if (nl === -1) break;
+        this.#parseLine(chunk, start, nl, base + start);
         start = nl + 1;
       }
     } catch (err) {
@@ -190,7 +237,10 @@ class WatchEventIterator<T> implements AsyncIterableIterator<WatchEvent<T>> {
       this.#fail(err);
       return;
     }
-    if (start < buf.length) this.#pending = start === 0 ? buf : buf.subarray(start);
+    if (start < chunk.length) {
+      this.#pending.push(start === 0 ? chunk : chunk.subarray(start));
+      this.#pendingLength = chunk.length - start;
+    }
     base += start;
     this.#pendingOffset = base;
     if (!this.#paused && this.#queue.length - this.#head >= HIGH_WATER) {
@@ -214,6 +264,6 @@ export function decodeWatchStream<T>(
   close: () => void,
   context: string,
   signal?: AbortSignal,
-): AsyncIterableIterator<WatchEvent<T>> {
+): BufferedWatchIterator<T> {
   return new WatchEventIterator<T>(body, close, context, signal);
 }

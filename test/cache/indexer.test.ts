@@ -401,3 +401,34 @@ describe('Indexer: reader', () => {
     assert.equal(typeof mutations, 'function');
   });
 });
+
+describe('Indexer.upsert (add under a key the caller computed)', () => {
+  test('returns the object it replaced (undefined for a new key) and updates every index', () => {
+    const ix = newIndexer();
+    const a1 = obj('ns', 'a', 'o1', ['x']);
+    assert.equal(ix.upsert(ix.keyOf(a1), a1), undefined);
+    const a2 = obj('ns', 'a', 'o2', ['y']);
+    assert.equal(ix.upsert(ix.keyOf(a2), a2), a1);
+    assert.equal(ix.getByKey('ns/a'), a2);
+    assert.deepEqual(sortedNames(ix.byIndex('owner', 'o2')), ['a']);
+    assert.deepEqual(ix.byIndex('owner', 'o1'), []);
+    assert.deepEqual(ix.byIndex('tag', 'x'), []);
+    assert.deepEqual(sortedNames(ix.byIndex('tag', 'y')), ['a']);
+  });
+
+  test('an index function that throws leaves the cache unchanged', () => {
+    const ix = new Indexer<Obj>({
+      indexers: {
+        boom: (o) => {
+          if (o.spec?.owner === 'bad') throw new Error('no');
+          return [];
+        },
+      },
+    });
+    const a1 = obj('ns', 'a', 'good');
+    ix.upsert('ns/a', a1);
+    assert.throws(() => ix.upsert('ns/a', obj('ns', 'a', 'bad')), IndexFuncError);
+    assert.equal(ix.getByKey('ns/a'), a1);
+    assert.equal(ix.size, 1);
+  });
+});

@@ -896,3 +896,69 @@ describe('Reflector progress logging', () => {
     await t.stop();
   });
 });
+
+/**
+ * A stream whose iterator also has `takeBuffered()`, as the library's watch decoder: the
+ * reflector drains the buffered events without a `next()` each.
+ */
+class BufferedStream extends Stream {
+  readonly queued: WatchEvent<Pod>[] = [];
+  taken = 0;
+  returned = false;
+  override [Symbol.asyncIterator](): AsyncIterator<WatchEvent<Pod>> {
+    const inner = super[Symbol.asyncIterator]();
+    return {
+      next: () => inner.next(),
+      return: async () => {
+        this.returned = true;
+        return (await inner.return?.()) ?? { value: undefined, done: true };
+      },
+      takeBuffered: (): WatchEvent<Pod> | undefined => {
+        const e = this.queued.shift();
+        if (e !== undefined) this.taken++;
+        return e;
+      },
+    } as AsyncIterator<WatchEvent<Pod>>;
+  }
+}
+
+describe('Reflector watch: buffered events', () => {
+  test('events the decoder already holds are applied in order, taken without a next() each', async () => {
+    const t = setup();
+    t.lw.lists.push(list('10', []));
+    const s = new BufferedStream().push({ type: 'ADDED', object: pod('a', '11') });
+    s.queued.push(
+      { type: 'MODIFIED', object: pod('a', '12') },
+      { type: 'DELETED', object: pod('a', '13') },
+      { type: 'ADDED', object: pod('b', '14') },
+    );
+    t.lw.watches.push(s);
+    await t.lw.waitForCalls(2);
+    for (let i = 0; i < 50 && t.store.log.length < 5; i++) await flushAsync();
+    assert.deepEqual(t.store.log, ['replace [] @10', 'add a', 'update a', 'delete a', 'add b']);
+    assert.equal(s.taken, 3);
+    assert.equal(t.reflector.lastSyncResourceVersion(), '14');
+    await t.stop();
+    assert.equal(s.closed, true, 'the watch stream is closed on abort');
+  });
+
+  test('an ERROR among buffered events fails the watch: later buffered events are not applied, the iterator is closed', async () => {
+    const t = setup();
+    t.lw.lists.push(list('10', []), list('12', []));
+    const s = new BufferedStream().push({ type: 'ADDED', object: pod('a', '11') });
+    s.queued.push(
+      { type: 'ERROR', object: status(410, 'Expired') },
+      { type: 'ADDED', object: pod('b', '12') },
+    );
+    t.lw.watches.push(s, new Stream());
+    await t.lw.waitForCalls(2);
+    await t.clock.waitForTimers(1);
+    assert.equal(s.returned, true);
+    assert.deepEqual(t.store.log, ['replace [] @10', 'add a']);
+    assert.equal(s.queued.length, 1, 'the event after the ERROR stays untaken');
+    await t.clock.advance(800);
+    await t.lw.waitForCalls(3);
+    assert.deepEqual(t.lw.calls[2]!.options, { resourceVersion: '11' });
+    await t.stop();
+  });
+});

@@ -255,3 +255,22 @@ test('a connection dropped mid-stream makes the iteration throw', async (t) => {
   assert.equal(got.length, 1);
   assert.ok(err instanceof Error);
 });
+
+test('takeBuffered hands out the events already decoded, synchronously, in order', async (t) => {
+  const { open, client } = await watchStub(t);
+  const events = (await client.watch({})) as AsyncIterableIterator<WatchEvent<Pod>> & {
+    takeBuffered(): WatchEvent<Pod> | undefined;
+  };
+  assert.equal(typeof events.takeBuffered, 'function');
+  assert.equal(events.takeBuffered(), undefined);
+  // Three events in one chunk: next() gives the first, the other two are buffered.
+  open[0]!.write(ev('ADDED', 'a', '1') + ev('MODIFIED', 'a', '2') + ev('DELETED', 'a', '3'));
+  const first = await events.next();
+  assert.equal((first.value as WatchEvent<Pod>).type, 'ADDED');
+  assert.equal(events.takeBuffered()?.type, 'MODIFIED');
+  assert.equal(events.takeBuffered()?.type, 'DELETED');
+  assert.equal(events.takeBuffered(), undefined);
+  open[0]!.end();
+  assert.equal((await events.next()).done, true);
+  assert.equal(events.takeBuffered(), undefined);
+});

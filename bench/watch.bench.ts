@@ -1,0 +1,538 @@
+// Warm watch cost per event, under an independent harness's conditions: ~3.9 KB pods, one
+// counting handler, and a plain HTTP server (not the in-memory API server) that writes
+// pre-serialized MODIFIED events to the open watch as fast as the socket allows.
+//
+// Processes:
+// - one server process: a plain node:http server holding 50k pods (bench/lib/pods.ts,
+//   managedFields included, status.conditions left out: 3.9 KB of JSON each). A GET of the
+//   list answers the whole list at once (limit is ignored, as a watch-cache list at
+//   resourceVersion 0 does); a watch is held open, and on command (stdin) the server writes
+//   one MODIFIED event per pod to it, each line pre-serialized before the burst starts, with
+//   `res.write` per event (BENCH_WRITE=batch: 64 KB writes), waiting for 'drain' only when
+//   the socket asks for it. BENCH_GZIP=1 gzips the watch when the client accepts it.
+// - one fresh child process per measurement: it syncs the 50k pods (list, then watch),
+//   then measures process.cpuUsage over each burst, from before the server starts writing
+//   until its handler counted the 50k updates. The first burst warms the JIT and is not
+//   counted; the figure of a run is the median of the others.
+//
+// Implementations, interleaved per run:
+// - lower bound: raw HTTP watch, split lines, JSON.parse, Map.set (and a counter);
+// - SharedIndexInformer (watchList: false, so the sync is a plain list; the watch is the
+//   same either way), one onUpdate handler counting;
+// - client-node 1.4 makeInformer, one 'update' handler counting.
+//
+// Usage: node --expose-gc --import tsx bench/watch.bench.ts   (or: npm run bench -- watch)
+// BENCH_IMPLS may add ours-base: the informer of another source tree (BENCH_BASE_SRC, e.g. a
+// `git archive` of the base revision's src/), for a before/after in the same run;
+// BENCH_OURS_SRC points impl ours at another src/ too (a snapshot, so edits during a run
+// do not leak into it).
+// Environment: BENCH_RUNS (default 5), BENCH_N (50000), BENCH_BURSTS (3, first not counted),
+// BENCH_IMPLS (lower,ours,client-node), BENCH_NODE (node binary for the children, e.g. a
+// Node 22), BENCH_WRITE (line|batch), BENCH_GZIP (1), BENCH_PROFILE (a directory: each
+// child writes a .cpuprofile of its counted bursts there).
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { cpus, loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createGzip } from 'node:zlib';
+import type { Session } from 'node:inspector';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type * as SharedInformerModule from '../src/cache/shared_informer.js';
+import type * as ListWatchModule from '../src/cache/listwatch.js';
+import type * as ResourceClientModule from '../src/client/resource_client.js';
+import type * as BuiltinsModule from '../src/client/builtins.js';
+import type * as LoggerModule from '../src/util/logger.js';
+import { fmt, printTable, summarize } from './lib/report.js';
+import type { Summary } from './lib/report.js';
+import { makeBenchPod } from './lib/pods.js';
+
+const self = fileURLToPath(import.meta.url);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const N = Number(process.env.BENCH_N ?? 50000);
+const BURSTS = Number(process.env.BENCH_BURSTS ?? 3);
+const CHILD_NODE = process.env.BENCH_NODE ?? process.execPath;
+const WRITE = process.env.BENCH_WRITE === 'batch' ? 'batch' : 'line';
+const GZIP = process.env.BENCH_GZIP === '1';
+const PROFILE = process.env.BENCH_PROFILE;
+/** A src/ directory of another revision (e.g. a `git archive` of the base): impl `ours-base`. */
+const BASE_SRC = process.env.BENCH_BASE_SRC;
+/** The src/ directory of impl `ours` (default this checkout's). */
+const OURS_SRC = process.env.BENCH_OURS_SRC;
+
+type Impl = 'lower' | 'ours' | 'ours-base' | 'client-node';
+const IMPLS = (process.env.BENCH_IMPLS ?? 'lower,ours,client-node').split(',') as Impl[];
+
+/** The pod of the harness: the bench pod without status.conditions (3.9 KB of JSON). */
+function harnessPod(i: number, rv: string, burst?: string): object {
+  const p = makeBenchPod(i, rv);
+  const { conditions: _dropped, ...status } = p.status;
+  return {
+    ...p,
+    metadata: {
+      ...p.metadata,
+      annotations: { ...p.metadata.annotations, 'bench/burst': burst ?? 'b0' },
+    },
+    status,
+  };
+}
+
+// ── server process ────────────────────────────────────────────────────────────────────
+
+async function serverMain(n: number): Promise<void> {
+  let rv = 1000 + n;
+  const items: string[] = [];
+  for (let i = 0; i < n; i++) items.push(JSON.stringify(harnessPod(i, String(1000 + i))));
+  const list = Buffer.from(
+    `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"},"items":[${items.join(',')}]}`,
+  );
+  items.length = 0;
+  const watches = new Set<{ write(b: Buffer): boolean; wait(): Promise<void>; flush(): void }>();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname !== '/api/v1/pods') {
+      res.writeHead(404).end();
+      return;
+    }
+    const watch = url.searchParams.get('watch');
+    if (watch !== '1' && watch !== 'true') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': list.length });
+      res.end(list);
+      return;
+    }
+    const gzip = GZIP && /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    res.flushHeaders();
+    const out: ServerResponse | ReturnType<typeof createGzip> = gzip ? createGzip() : res;
+    if (gzip) (out as ReturnType<typeof createGzip>).pipe(res);
+    const w = {
+      write: (b: Buffer): boolean => out.write(b),
+      wait: (): Promise<void> => new Promise<void>((r) => out.once('drain', () => r())),
+      // gzip holds back what it has not compressed yet: the end of a burst is flushed.
+      flush: (): void => {
+        if (gzip) (out as ReturnType<typeof createGzip>).flush();
+      },
+    };
+    watches.add(w);
+    const drop = (): void => {
+      watches.delete(w);
+    };
+    res.on('close', drop);
+    req.on('close', drop);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${port}` }) + '\n');
+  let prepared: Buffer[] = [];
+  const prepare = (tag: string): void => {
+    const lines: Buffer[] = [];
+    let batch: string[] = [];
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      rv++;
+      const line =
+        `{"type":"MODIFIED","object":${JSON.stringify(harnessPod(i, String(rv), tag))}}` + '\n';
+      if (WRITE === 'line') {
+        lines.push(Buffer.from(line));
+        continue;
+      }
+      batch.push(line);
+      size += line.length;
+      if (size >= 65536) {
+        lines.push(Buffer.from(batch.join('')));
+        batch = [];
+        size = 0;
+      }
+    }
+    if (batch.length > 0) lines.push(Buffer.from(batch.join('')));
+    prepared = lines;
+  };
+  const rl = createInterface({ input: process.stdin });
+  for await (const line of rl) {
+    const [cmd, arg] = line.trim().split(' ');
+    if (cmd === 'prepare') {
+      prepare(arg ?? 'b1');
+      process.stdout.write('prepared\n');
+    } else if (cmd === 'burst') {
+      for (const w of watches) {
+        for (const b of prepared) if (!w.write(b)) await w.wait();
+        w.flush();
+      }
+      prepared = [];
+      process.stdout.write(`done ${watches.size}\n`);
+    } else if (cmd === 'exit') {
+      break;
+    }
+  }
+  server.closeAllConnections();
+  server.close();
+  process.exit(0);
+}
+
+// ── child process: one implementation ─────────────────────────────────────────────────
+
+function cpuMs(start: NodeJS.CpuUsage): number {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
+}
+
+interface Harness {
+  sync(): Promise<void>;
+  updates(n: number): Promise<void>;
+  size(): number;
+  stop(): Promise<void>;
+}
+
+function counter(): { count: number; wait(target: number): Promise<void>; bump(): void } {
+  let waiter: { target: number; resolve: () => void } | undefined;
+  const c = {
+    count: 0,
+    wait(target: number): Promise<void> {
+      if (c.count >= target) return Promise.resolve();
+      return new Promise<void>((resolve) => (waiter = { target, resolve }));
+    },
+    bump(): void {
+      c.count++;
+      if (waiter !== undefined && c.count >= waiter.target) {
+        const w = waiter;
+        waiter = undefined;
+        w.resolve();
+      }
+    },
+  };
+  return c;
+}
+
+async function kubeConfig(url: string): Promise<KubeConfig> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
+}
+
+function httpGetBody(url: string): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    request(url, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve(Buffer.concat(parts)));
+      res.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function lowerBoundHarness(url: string, n: number): Promise<Harness> {
+  const map = new Map<string, unknown>();
+  const updates = counter();
+  let req: ReturnType<typeof request> | undefined;
+  return {
+    async sync() {
+      const body = await httpGetBody(`${url}/api/v1/pods`);
+      const list = JSON.parse(body.toString('utf8')) as {
+        metadata: { resourceVersion: string };
+        items: { metadata: { namespace: string; name: string } }[];
+      };
+      for (const o of list.items) map.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
+      const rv = list.metadata.resourceVersion;
+      if (map.size !== n) throw new Error(`lower bound listed ${map.size} of ${n}`);
+      await new Promise<void>((resolve, reject) => {
+        req = request(`${url}/api/v1/pods?watch=1&resourceVersion=${rv}`, (res) => {
+          let pending = '';
+          res.on('data', (chunk: Buffer) => {
+            const text = pending + chunk.toString('utf8');
+            let from = 0;
+            for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+              const ev = JSON.parse(text.slice(from, nl)) as {
+                type: string;
+                object: { metadata: { namespace: string; name: string } };
+              };
+              map.set(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`, ev.object);
+              if (ev.type === 'MODIFIED') updates.bump();
+              from = nl + 1;
+            }
+            pending = text.slice(from);
+          });
+          res.on('error', () => {});
+          resolve();
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    },
+    updates: (k) => updates.wait(updates.count + k),
+    size: () => map.size,
+    async stop() {
+      req?.destroy();
+    },
+  };
+}
+
+async function oursHarness(url: string, n: number, src = '../src'): Promise<Harness> {
+  const { SharedIndexInformer } = (await import(
+    `${src}/cache/shared_informer.js`
+  )) as typeof SharedInformerModule;
+  const { listWatchFromClient } = (await import(
+    `${src}/cache/listwatch.js`
+  )) as typeof ListWatchModule;
+  const { ResourceClient } = (await import(
+    `${src}/client/resource_client.js`
+  )) as typeof ResourceClientModule;
+  const { podsResource } = (await import(`${src}/client/builtins.js`)) as typeof BuiltinsModule;
+  const { noopLogger } = (await import(`${src}/util/logger.js`)) as typeof LoggerModule;
+  const kc = await kubeConfig(url);
+  const informer = new SharedIndexInformer(
+    listWatchFromClient(new ResourceClient(kc, podsResource)),
+    { name: 'pods', logger: noopLogger, watchList: false },
+  );
+  const adds = counter();
+  const updates = counter();
+  informer.addEventHandler({ onAdd: () => adds.bump(), onUpdate: () => updates.bump() });
+  const ac = new AbortController();
+  let running: Promise<void> | undefined;
+  return {
+    async sync() {
+      running = informer.run(ac.signal);
+      await adds.wait(n);
+      // The watch is open once the informer has synced and the reflector went on to it.
+      await new Promise((r) => setTimeout(r, 200));
+    },
+    updates: (k) => updates.wait(updates.count + k),
+    size: () => informer.getIndexer().size,
+    async stop() {
+      ac.abort();
+      await running;
+    },
+  };
+}
+
+async function clientNodeHarness(url: string, n: number): Promise<Harness> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = await kubeConfig(url);
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const informer = k8s.makeInformer(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
+  const adds = counter();
+  const updates = counter();
+  informer.on('add', () => adds.bump());
+  informer.on('update', () => updates.bump());
+  let stopping = false;
+  informer.on('error', (err: unknown) => {
+    if (!stopping) process.stderr.write(`client-node informer error: ${String(err)}\n`);
+  });
+  return {
+    async sync() {
+      await informer.start();
+      await adds.wait(n);
+      await new Promise((r) => setTimeout(r, 200));
+    },
+    updates: (k) => updates.wait(updates.count + k),
+    size: () => informer.list().length,
+    async stop() {
+      stopping = true;
+      await informer.stop();
+    },
+  };
+}
+
+async function childMain(impl: Impl, url: string, n: number, bursts: number): Promise<void> {
+  const make =
+    impl === 'lower'
+      ? lowerBoundHarness
+      : impl === 'client-node'
+        ? clientNodeHarness
+        : impl === 'ours-base'
+          ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
+          : (u: string, k: number) =>
+              oursHarness(u, k, OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href);
+  const h = await make(url, n);
+  await h.sync();
+  process.stdout.write(JSON.stringify({ phase: 'synced' }) + '\n');
+  let session: Session | undefined;
+  const post = (method: string, params?: object): Promise<unknown> =>
+    new Promise((resolve, reject) =>
+      session!.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  const rl = createInterface({ input: process.stdin });
+  const lines = rl[Symbol.asyncIterator]();
+  for (let b = 0; b < bursts; b++) {
+    await lines.next(); // the server prepared the burst
+    (globalThis as { gc?: () => void }).gc?.();
+    if (PROFILE !== undefined && b === 1) {
+      const inspector = await import('node:inspector');
+      session = new inspector.Session();
+      session.connect();
+      await post('Profiler.enable');
+      await post('Profiler.setSamplingInterval', { interval: 200 });
+      await post('Profiler.start');
+    }
+    const cpu0 = process.cpuUsage();
+    const seen = h.updates(n);
+    process.stdout.write(JSON.stringify({ phase: 'ready' }) + '\n');
+    await seen;
+    const ms = cpuMs(cpu0);
+    process.stdout.write(JSON.stringify({ phase: 'burst', cpuMs: ms }) + '\n');
+  }
+  if (session !== undefined) {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    mkdirSync(PROFILE!, { recursive: true });
+    writeFileSync(`${PROFILE}/${impl}-${process.pid}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  }
+  rl.close();
+  await h.stop();
+  process.stdout.write(JSON.stringify({ phase: 'end', size: h.size() }) + '\n');
+  process.exit(0);
+}
+
+// ── orchestrator ──────────────────────────────────────────────────────────────────────
+
+function lineQueue(proc: ChildProcess): () => Promise<string> {
+  const rl = createInterface({ input: proc.stdout! });
+  const it = rl[Symbol.asyncIterator]();
+  return async () => {
+    const r = await it.next();
+    if (r.done === true) throw new Error('process ended early');
+    return r.value;
+  };
+}
+
+interface ServerProc {
+  url: string;
+  command(cmd: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function startServerProc(n: number): Promise<ServerProc> {
+  const proc = spawn(
+    CHILD_NODE,
+    ['--max-old-space-size=8192', '--import', 'tsx', self, 'server', String(n)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const next = lineQueue(proc);
+  const { url } = JSON.parse(await next()) as { url: string };
+  return {
+    url,
+    async command(cmd) {
+      proc.stdin.write(`${cmd}\n`);
+      return next();
+    },
+    async close() {
+      proc.stdin.write('exit\n');
+      await new Promise<void>((r) => proc.on('exit', () => r()));
+    },
+  };
+}
+
+async function runChild(server: ServerProc, impl: Impl): Promise<number[]> {
+  const proc = spawn(
+    CHILD_NODE,
+    ['--expose-gc', '--import', 'tsx', self, 'child', impl, server.url, String(N), String(BURSTS)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const next = lineQueue(proc);
+  const synced = JSON.parse(await next()) as { phase: string };
+  if (synced.phase !== 'synced') throw new Error(`expected synced, got ${synced.phase}`);
+  const perEvent: number[] = [];
+  for (let b = 0; b < BURSTS; b++) {
+    const p = await server.command(`prepare b${b + 1}`);
+    if (p !== 'prepared') throw new Error(`server said ${p}`);
+    proc.stdin.write('go\n');
+    const ready = JSON.parse(await next()) as { phase: string };
+    if (ready.phase !== 'ready') throw new Error(`expected ready, got ${ready.phase}`);
+    const done = server.command('burst');
+    const r = JSON.parse(await next()) as { cpuMs: number };
+    const d = await done;
+    if (d !== 'done 1') throw new Error(`server said ${d} (expected one watch)`);
+    perEvent.push((r.cpuMs * 1000) / N);
+  }
+  const end = JSON.parse(await next()) as { phase: string; size: number };
+  if (end.size !== N) throw new Error(`${impl} ended with ${end.size} of ${N} objects`);
+  const code = await exited;
+  if (code !== 0) throw new Error(`${impl} child exited ${code}`);
+  return perEvent.slice(BURSTS > 1 ? 1 : 0);
+}
+
+const labels: Record<Impl, string> = {
+  lower: 'lower bound (raw watch: split lines, JSON.parse, Map.set)',
+  ours: 'SharedIndexInformer, one counting handler',
+  'ours-base': 'SharedIndexInformer before this change (BENCH_BASE_SRC)',
+  'client-node': '@kubernetes/client-node 1.4 makeInformer',
+};
+
+async function main(): Promise<void> {
+  const mode = process.argv[2];
+  if (mode === 'server') return serverMain(Number(process.argv[3]));
+  if (mode === 'child') {
+    return childMain(
+      process.argv[3] as Impl,
+      process.argv[4]!,
+      Number(process.argv[5]),
+      Number(process.argv[6]),
+    );
+  }
+  const nodeVersion = await new Promise<string>((resolve) => {
+    const p = spawn(CHILD_NODE, ['--version']);
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.on('exit', () => resolve(out.trim()));
+  });
+  const pod = JSON.stringify(harnessPod(1, '1001'));
+  console.log(
+    `\n## Watch benchmark\n\nchildren on node ${nodeVersion}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average at start ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; pod JSON ${pod.length} B; ${N} MODIFIED per burst, ${BURSTS} bursts ` +
+      `(first not counted), server writes ${WRITE === 'line' ? 'one res.write per event' : '64 KB batches'}` +
+      `${GZIP ? ', gzip' : ''}; ${RUNS} runs, each in a fresh process, implementations interleaved`,
+  );
+  const server = await startServerProc(N);
+  const results = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
+  try {
+    for (let r = 0; r < RUNS; r++) {
+      for (const impl of IMPLS) {
+        const bursts = await runChild(server, impl);
+        console.error(
+          `run ${r + 1} ${impl}: ${bursts.map((b) => b.toFixed(1)).join(', ')} µs/event`,
+        );
+        results.get(impl)!.push(summarize(bursts).median);
+      }
+    }
+  } finally {
+    await server.close();
+  }
+  const lb = results.get('lower');
+  const lbS = lb === undefined ? undefined : summarize(lb);
+  const rows: string[][] = [];
+  for (const impl of IMPLS) {
+    const xs = results.get(impl)!;
+    const s: Summary = summarize(xs);
+    const row = [labels[impl], `${fmt(s, 1)} µs`];
+    if (lb !== undefined && lbS !== undefined) {
+      row.push((s.median / lbS.median).toFixed(2) + '×');
+      row.push(fmt(summarize(xs.map((x, i) => x / lb[i]!)), 2) + '×');
+    }
+    rows.push(row);
+  }
+  const header = ['implementation', 'watch CPU / event'];
+  if (lb !== undefined) header.push('×LB (medians)', '×LB per run, median (min–max)');
+  printTable(`${N / 1000}k MODIFIED per burst — median (min–max) of ${RUNS} runs`, header, rows);
+  console.log(
+    `load average at end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
+}
+
+await main();
