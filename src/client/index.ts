@@ -34,6 +34,7 @@ export * from './builtins.js';
 export { Discovery } from './discovery.js';
 export type { DiscoveredGroup, DiscoveredResource, GroupVersionKind } from './discovery.js';
 export { decodeWatchStream } from './watch_decoder.js';
+export type { BufferedWatchIterator } from './watch_decoder.js';
 export { redactUrl, redactHeaders, REDACTED } from './redact.js';
 export {
   REQUEST_ERROR_CODE,
