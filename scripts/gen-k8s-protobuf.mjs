@@ -224,16 +224,24 @@ function schemaName(fullName) {
   return fullName.replace(/^\.?k8s\.io\./, 'io.k8s.');
 }
 
+// A field's description as kube-openapi publishes it: comment lines, minus tag lines
+// (`+listType=map`, `+k8s:optional`, `+kubebuilder:default=…`: read as markers, never
+// text), minus notes to Kubernetes' developers (lines from `---` on, and `TODO` lines),
+// first paragraph only.
 function parseComment(comment) {
   const markers = {};
   const lines = [];
-  for (const line of (comment ?? '').split('\n')) {
-    const m = /^\s*\+([\w.-]+)(?:=(.*))?$/.exec(line);
-    if (m) {
-      (markers[m[1]] ??= []).push(m[2] ?? '');
+  let developerNotes = false;
+  for (const raw of (comment ?? '').split('\n')) {
+    const line = raw.trim();
+    if (line.startsWith('+')) {
+      const m = /^\+([\w.-]+)(?:=(.*))?$/.exec(line);
+      if (m) (markers[m[1]] ??= []).push(m[2] ?? '');
       continue;
     }
-    lines.push(line.trim());
+    if (line === '---') developerNotes = true;
+    if (developerNotes || /^TODO\b/.test(line)) continue;
+    lines.push(line);
   }
   const paragraph =
     lines

@@ -10,6 +10,7 @@ import { evaluateJsonPath } from '../../src/testing/jsonpath.js';
 import { humanAge } from '../../src/testing/table.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { raw } from './helpers.js';
+import { BUILTIN_OPENAPI_SCHEMAS } from '../../src/testing/builtin_schemas.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 
@@ -268,5 +269,30 @@ describe('Tables and OpenAPI v3', () => {
       { group: 'example.com', kind: 'Widget', version: 'v1' },
     ]);
     assert.ok(doc.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
+  });
+});
+
+describe('built-in OpenAPI descriptions', () => {
+  it('carry no notes to Kubernetes developers or tag lines, as kube-openapi publishes them (text after ---, TODO lines and +tags dropped), while list and map markers stay extensions', () => {
+    const schemas = JSON.parse(BUILTIN_OPENAPI_SCHEMAS) as Record<string, unknown>;
+    const descriptions: string[] = [];
+    let listTypes = 0;
+    const walk = (v: unknown): void => {
+      if (Array.isArray(v)) v.forEach(walk);
+      else if (typeof v === 'object' && v !== null) {
+        for (const [k, x] of Object.entries(v)) {
+          if (k === 'description' && typeof x === 'string') descriptions.push(x);
+          else if (k === 'x-kubernetes-list-type') listTypes++;
+          else walk(x);
+        }
+      }
+    };
+    walk(schemas);
+    assert.ok(descriptions.length > 1000, `${descriptions.length} descriptions`);
+    const leaked = descriptions.filter((d) =>
+      /\bTODO\b| --- |(^|\s)\+(k8s|kubebuilder|listType|optional)\b/.test(d),
+    );
+    assert.deepEqual(leaked, []);
+    assert.ok(listTypes > 100, `${listTypes} list types`);
   });
 });
