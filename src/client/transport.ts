@@ -507,6 +507,7 @@ export class Transport {
     spec: RequestSpec,
     credentials: Credentials,
     wholeExchange: boolean,
+    staleRetried = false,
   ): Promise<{
     res: http.IncomingMessage;
     context: string;
@@ -559,8 +560,26 @@ export class Transport {
       req.on('error', (err) => {
         if (settled) return;
         settled = true;
-        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
         finish();
+        if (
+          !staleRetried &&
+          !timedOut &&
+          signal?.aborted !== true &&
+          req.reusedSocket &&
+          REPLAYABLE_METHODS.has(spec.method) &&
+          isConnectionDrop(err)
+        ) {
+          // A pooled keep-alive socket the server closed while it sat idle: the request
+          // never reached a handler. Send it once more on a fresh connection, as Go's
+          // transport does for replayable requests (and Node's docs advise).
+          this.#logger.debug('retrying on a new connection: the server closed the idle one', {
+            request: context,
+            error: err.message,
+          });
+          this.#open(spec, credentials, wholeExchange, true).then(resolve, reject);
+          return;
+        }
+        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
         reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
       });
       req.on('response', (res) => {
@@ -619,6 +638,19 @@ export class Transport {
     if (target !== undefined) options.target = target;
     return new ApiError(status, options);
   }
+}
+
+/**
+ * Methods that may be sent again when a reused connection drops before any answer: the
+ * safe ones (RFC 9110 §9.2.1), the set Go's transport replays. A write is not retried: the
+ * server may have acted on it before the connection dropped.
+ */
+const REPLAYABLE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A connection closed under a request before its answer (reset, broken pipe, hang-up). */
+function isConnectionDrop(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || err.message === 'socket hang up';
 }
 
 /**

@@ -287,6 +287,67 @@ test('a refused connection is a ConnectionError with code ECONNREFUSED and no to
   assertNoToken(err);
 });
 
+/**
+ * A stub that answers the first request on each connection and closes the connection
+ * without an answer when a second request arrives on it: what a server does when its idle
+ * keep-alive timeout fires just as the client reuses the pooled socket.
+ */
+async function closesReusedConnections(t: TestContext) {
+  const served = new WeakSet<object>();
+  const dropped: string[] = [];
+  const { stub, transport } = await setup(t, (req, res) => {
+    if (served.has(req.socket)) {
+      dropped.push(`${req.method} ${req.url}`);
+      req.socket.destroy();
+      return;
+    }
+    served.add(req.socket);
+    json(res, 200, { path: req.url });
+  });
+  return { stub, transport, dropped };
+}
+
+test('rule (Go transport, RFC 9110 safe methods): a GET whose reused keep-alive connection the server closed is sent once more on a new connection', async (t) => {
+  const { stub, transport, dropped } = await closesReusedConnections(t);
+  await transport.request({ method: 'GET', path: '/a' });
+  const out = await transport.request<{ path: string }>({ method: 'GET', path: '/b' });
+  assert.deepEqual(out, { path: '/b' });
+  assert.deepEqual(dropped, ['GET /b'], 'the second GET reused the first connection');
+  assert.deepEqual(
+    stub.requests.map((r) => r.url),
+    ['/a', '/b', '/b'],
+  );
+  assert.equal(stub.connections, 2);
+});
+
+test('rule: a write on a reused connection that drops is not sent again (the server may have acted on it)', async (t) => {
+  const { stub, transport, dropped } = await closesReusedConnections(t);
+  await transport.request({ method: 'GET', path: '/a' });
+  const err = await transport
+    .request({ method: 'POST', path: '/b', body: { x: 1 } })
+    .catch((e: unknown) => e);
+  assert.ok(err instanceof ConnectionError, String(err));
+  assert.deepEqual(dropped, ['POST /b']);
+  assert.equal(stub.requests.length, 2);
+});
+
+test('rule: a connection dropped on its first request is an error at once, not retried', async (t) => {
+  const { stub, transport } = await setup(t, (req) => req.socket.destroy());
+  const err = await transport.request({ method: 'GET', path: '/a' }).catch((e: unknown) => e);
+  assert.ok(err instanceof ConnectionError, String(err));
+  assert.equal(stub.requests.length, 1);
+});
+
+test('rule: a watch (a streaming GET) on a reused connection that drops is opened again', async (t) => {
+  const { stub, transport, dropped } = await closesReusedConnections(t);
+  await transport.request({ method: 'GET', path: '/a' });
+  const opened = await transport.stream({ method: 'GET', path: '/w' });
+  opened.close();
+  assert.equal(opened.statusCode, 200);
+  assert.deepEqual(dropped, ['GET /w']);
+  assert.equal(stub.requests.length, 3);
+});
+
 test('a 401 makes the transport apply the kubeconfig credentials again and retry once', async (t) => {
   let calls = 0;
   const stub = await startStub((_req, res) => {
