@@ -17,6 +17,8 @@
 //
 // Implementations, interleaved per run:
 // - lower bound: raw HTTP watch, split lines, JSON.parse, Map.set (and a counter);
+// - lower-gzip (default with BENCH_GZIP=1): the same, asking for gzip and inflating with
+//   Node's zlib stream: the bound for a client that accepts gzip;
 // - SharedIndexInformer (watchList: false, so the sync is a plain list; the watch is the
 //   same either way), one onUpdate handler counting;
 // - client-node 1.4 makeInformer, one 'update' handler counting.
@@ -38,7 +40,7 @@ import type { ServerResponse } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createGzip } from 'node:zlib';
+import { constants as zlibConstants, createGunzip, createGzip } from 'node:zlib';
 import type { Session } from 'node:inspector';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type * as SharedInformerModule from '../src/cache/shared_informer.js';
@@ -63,8 +65,10 @@ const BASE_SRC = process.env.BENCH_BASE_SRC;
 /** The src/ directory of impl `ours` (default this checkout's). */
 const OURS_SRC = process.env.BENCH_OURS_SRC;
 
-type Impl = 'lower' | 'ours' | 'ours-base' | 'client-node';
-const IMPLS = (process.env.BENCH_IMPLS ?? 'lower,ours,client-node').split(',') as Impl[];
+type Impl = 'lower' | 'lower-gzip' | 'ours' | 'ours-base' | 'client-node';
+const IMPLS = (
+  process.env.BENCH_IMPLS ?? (GZIP ? 'lower,lower-gzip,ours,client-node' : 'lower,ours,client-node')
+).split(',') as Impl[];
 
 /** The pod of the harness: the bench pod without status.conditions (3.9 KB of JSON). */
 function harnessPod(i: number, rv: string, burst?: string): object {
@@ -234,7 +238,7 @@ function httpGetBody(url: string): Promise<Buffer> {
   });
 }
 
-async function lowerBoundHarness(url: string, n: number): Promise<Harness> {
+async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<Harness> {
   const map = new Map<string, unknown>();
   const updates = counter();
   let req: ReturnType<typeof request> | undefined;
@@ -249,9 +253,15 @@ async function lowerBoundHarness(url: string, n: number): Promise<Harness> {
       const rv = list.metadata.resourceVersion;
       if (map.size !== n) throw new Error(`lower bound listed ${map.size} of ${n}`);
       await new Promise<void>((resolve, reject) => {
-        req = request(`${url}/api/v1/pods?watch=1&resourceVersion=${rv}`, (res) => {
+        const headers = gzip ? { 'accept-encoding': 'gzip' } : {};
+        req = request(`${url}/api/v1/pods?watch=1&resourceVersion=${rv}`, { headers }, (res) => {
           let pending = '';
-          res.on('data', (chunk: Buffer) => {
+          // lower-gzip: the same, inflating with Node's zlib stream (what any client pays).
+          const body =
+            res.headers['content-encoding'] === 'gzip'
+              ? res.pipe(createGunzip({ finishFlush: zlibConstants.Z_SYNC_FLUSH }))
+              : res;
+          body.on('data', (chunk: Buffer) => {
             const text = pending + chunk.toString('utf8');
             let from = 0;
             for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
@@ -350,12 +360,18 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
   const make =
     impl === 'lower'
       ? lowerBoundHarness
-      : impl === 'client-node'
-        ? clientNodeHarness
-        : impl === 'ours-base'
-          ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
-          : (u: string, k: number) =>
-              oursHarness(u, k, OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href);
+      : impl === 'lower-gzip'
+        ? (u: string, k: number) => lowerBoundHarness(u, k, true)
+        : impl === 'client-node'
+          ? clientNodeHarness
+          : impl === 'ours-base'
+            ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
+            : (u: string, k: number) =>
+                oursHarness(
+                  u,
+                  k,
+                  OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
+                );
   const h = await make(url, n);
   await h.sync();
   process.stdout.write(JSON.stringify({ phase: 'synced' }) + '\n');
@@ -467,6 +483,7 @@ async function runChild(server: ServerProc, impl: Impl): Promise<number[]> {
 
 const labels: Record<Impl, string> = {
   lower: 'lower bound (raw watch: split lines, JSON.parse, Map.set)',
+  'lower-gzip': 'lower bound, asking for gzip (+ zlib gunzip stream)',
   ours: 'SharedIndexInformer, one counting handler',
   'ours-base': 'SharedIndexInformer before this change (BENCH_BASE_SRC)',
   'client-node': '@kubernetes/client-node 1.4 makeInformer',
@@ -514,6 +531,9 @@ async function main(): Promise<void> {
   }
   const lb = results.get('lower');
   const lbS = lb === undefined ? undefined : summarize(lb);
+  // With gzip, the bound that inflates too is the fair one for a client that asks for gzip.
+  const lbz = results.get('lower-gzip');
+  const lbzS = lbz === undefined ? undefined : summarize(lbz);
   const rows: string[][] = [];
   for (const impl of IMPLS) {
     const xs = results.get(impl)!;
@@ -523,10 +543,15 @@ async function main(): Promise<void> {
       row.push((s.median / lbS.median).toFixed(2) + '×');
       row.push(fmt(summarize(xs.map((x, i) => x / lb[i]!)), 2) + '×');
     }
+    if (lbz !== undefined && lbzS !== undefined) {
+      row.push((s.median / lbzS.median).toFixed(2) + '×');
+      row.push(fmt(summarize(xs.map((x, i) => x / lbz[i]!)), 2) + '×');
+    }
     rows.push(row);
   }
   const header = ['implementation', 'watch CPU / event'];
   if (lb !== undefined) header.push('×LB (medians)', '×LB per run, median (min–max)');
+  if (lbz !== undefined) header.push('×LB-gzip (medians)', '×LB-gzip per run');
   printTable(`${N / 1000}k MODIFIED per burst — median (min–max) of ${RUNS} runs`, header, rows);
   console.log(
     `load average at end ${loadavg()
