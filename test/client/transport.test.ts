@@ -57,6 +57,21 @@ test('a request carries the bearer token, a kube-controller-kit User-Agent, gzip
   assert.equal(req.headers.accept, 'application/json');
 });
 
+test('rule (client-go DisableCompression): disableCompression sends no Accept-Encoding; a gzipped answer is still inflated', async (t) => {
+  const { stub, transport } = await setup(
+    t,
+    (_req, res) => {
+      const body = gzipSync(JSON.stringify({ ok: true }));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(body);
+    },
+    { disableCompression: true },
+  );
+  const out = await transport.request<{ ok: boolean }>({ method: 'GET', path: '/api/v1/pods' });
+  assert.deepEqual(out, { ok: true });
+  assert.equal(stub.requests[0]!.headers['accept-encoding'], undefined);
+});
+
 test('VERSION equals the version in package.json', () => {
   const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
   assert.equal(VERSION, pkg.version);
