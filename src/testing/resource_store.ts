@@ -15,6 +15,7 @@ import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/type
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
+import { builtinDefaultsWriteHook } from './defaults/index.js';
 import { builtinType } from './fieldmanager/builtin_schema.js';
 import type { FieldManagerScope } from './fieldmanager/field_manager.js';
 import { applyToObject, updateManagedFields } from './fieldmanager/field_manager.js';
@@ -226,8 +227,12 @@ export class ResourceStore {
     this.#registry = registry;
     this.#clock = clock;
     this.#watchCache = watchCache;
-    // First hook: later ones (managed fields) see the pruned and defaulted object.
-    this.writeHooks.push(schemaWriteHook((type) => this.customResourceSchema(type)));
+    // First hooks: later ones see the defaulted (built-ins) or pruned and defaulted
+    // (custom resources) object, as kube-apiserver defaults on decode.
+    this.writeHooks.push(
+      builtinDefaultsWriteHook(),
+      schemaWriteHook((type) => this.customResourceSchema(type)),
+    );
   }
 
   readonly #schemas = new CustomResourceSchemas();
@@ -657,7 +662,7 @@ export class ResourceStore {
     // Hook point: every update, patch and apply of an existing object passes here.
     next = this.#admit({ operation, type, version, subresource, old, options: opts, body }, next);
     if (subresource !== 'status' && type.tracksGeneration) {
-      // Pruning and defaulting change what counts as a spec change.
+      // Defaulting and pruning change what counts as a spec change.
       const withStatus = !type.statusSubresource;
       const gen = oldMeta.generation ?? 1;
       const changed = specPart(next, withStatus) !== specPart(old, withStatus);
