@@ -230,7 +230,9 @@ export class ResourceStore {
     // First hooks: later ones see the defaulted (built-ins) or pruned and defaulted
     // (custom resources) object, as kube-apiserver defaults on decode.
     this.writeHooks.push(
-      builtinDefaultsWriteHook(),
+      builtinDefaultsWriteHook(() =>
+        this.#storage.list(groupResourceKey('', 'services')).map((s) => s.obj),
+      ),
       schemaWriteHook((type) => this.customResourceSchema(type)),
     );
   }

@@ -3,7 +3,8 @@
  * object when it decodes a request body (k8s.io/kubernetes `pkg/apis/<group>/v1/defaults.go`
  * and the generated `zz_generated.defaults.go`): on create, update, every patch and
  * server-side apply result, whatever the wire format (JSON, YAML, protobuf), and for
- * in-process seeding.
+ * in-process seeding. Services also get the addresses and ports kube-apiserver's Service
+ * storage allocates ({@link allocateServiceFields}).
  *
  * Defaulting runs as the first write hook, before validation and before the field
  * manager records an `Update` entry, so — as on kube-apiserver — a create or update owns
@@ -19,6 +20,7 @@ import { groupResourceKey } from '../../apimachinery/meta.js';
 import type { UnstructuredObject } from '../../client/types.js';
 import type { WriteContext, WriteHook } from '../resource_store.js';
 import type { Obj } from './fields.js';
+import { child, isObj } from './fields.js';
 import {
   defaultEndpoints,
   defaultNetworkPolicy,
@@ -28,6 +30,7 @@ import {
 } from './other_kinds.js';
 import { defaultPod } from './pod.js';
 import { defaultService } from './service.js';
+import { allocateServiceFields } from './service_allocation.js';
 import {
   defaultClaim,
   defaultCronJob,
@@ -83,15 +86,23 @@ export function withBuiltinDefaults(
 
 /**
  * The write hook named `builtin-defaults`: defaults built-in objects (custom resources
- * pass unchanged; their schema defaults are the `schema` hook's).
+ * pass unchanged; their schema defaults are the `schema` hook's). `services` lists the
+ * stored Services, whose addresses and node ports a new Service must not reuse.
  */
-export function builtinDefaultsWriteHook(): WriteHook {
+export function builtinDefaultsWriteHook(services: () => Iterable<UnstructuredObject>): WriteHook {
   return {
     name: 'builtin-defaults',
     admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject {
       const { type } = ctx;
       if (type.crdName !== undefined) return obj;
-      return withBuiltinDefaults(type.group, type.resource, obj);
+      const next = withBuiltinDefaults(type.group, type.resource, obj);
+      if (type.group === '' && type.resource === 'services' && isObj(next.spec)) {
+        const old = ctx.old === undefined ? undefined : child(ctx.old, 'spec');
+        const selector = child(next.spec, 'selector');
+        const hasSelector = selector !== undefined && Object.keys(selector).length > 0;
+        allocateServiceFields(next.spec, old, hasSelector, services);
+      }
+      return next;
     },
   };
 }

@@ -6,6 +6,9 @@
  * `internalTrafficPolicy: Cluster`, a LoadBalancer's `allocateLoadBalancerNodePorts:
  * true` and its ingress points' `ipMode: VIP`.
  *
+ * The addresses and ports kube-apiserver's Service storage allocates are set in
+ * `service_allocation.ts`.
+ *
  * @module
  */
 import type { Obj } from './fields.js';
