@@ -15,6 +15,7 @@ import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/type
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
+import { builtinDefaultsWriteHook } from './defaults/index.js';
 import { builtinType } from './fieldmanager/builtin_schema.js';
 import type { FieldManagerScope } from './fieldmanager/field_manager.js';
 import { applyToObject, updateManagedFields } from './fieldmanager/field_manager.js';
@@ -99,11 +100,11 @@ export interface WriteContext {
 
 /**
  * A step of the write path, run on every create, update, patch and apply after the
- * server has set its fields (uid, creationTimestamp, generation, resourceVersion, status
- * rules) and checked metadata (names, labels, annotations), before the no-op check and
- * the commit (or the dry-run answer). It returns the object to store
- * (the same one, changed, or a new one) or throws an `ApiError` (e.g. 422 Invalid) to
- * refuse the write. Hooks run in the order they were added. In-process seeding
+ * server has set its fields (uid, creationTimestamp, resourceVersion, status rules; the
+ * generation is settled after the hooks, from the admitted object) and checked metadata
+ * (names, labels, annotations), before the no-op check and the commit (or the dry-run
+ * answer). It returns the object to store (the same one, changed, or a new one) or throws
+ * an `ApiError` (e.g. 422 Invalid) to refuse the write. Hooks run in the order they were added. In-process seeding
  * (`server.create`/`update`) runs them too, with `options.seed` set.
  */
 export interface WriteHook {
@@ -226,8 +227,14 @@ export class ResourceStore {
     this.#registry = registry;
     this.#clock = clock;
     this.#watchCache = watchCache;
-    // First hook: later ones (managed fields) see the pruned and defaulted object.
-    this.writeHooks.push(schemaWriteHook((type) => this.customResourceSchema(type)));
+    // First hooks: later ones see the defaulted (built-ins) or pruned and defaulted
+    // (custom resources) object, as kube-apiserver defaults on decode.
+    this.writeHooks.push(
+      builtinDefaultsWriteHook(() =>
+        this.#storage.list(groupResourceKey('', 'services')).map((s) => s.obj),
+      ),
+      schemaWriteHook((type) => this.customResourceSchema(type)),
+    );
   }
 
   readonly #schemas = new CustomResourceSchemas();
@@ -643,11 +650,9 @@ export class ResourceStore {
       if (oldMeta.generateName !== undefined && m.generateName === undefined) {
         m.generateName = oldMeta.generateName;
       }
-      const withStatus = !type.statusSubresource;
-      if (type.tracksGeneration) {
-        const gen = oldMeta.generation ?? 1;
-        m.generation = specPart(next, withStatus) !== specPart(old, withStatus) ? gen + 1 : gen;
-      } else delete m.generation;
+      // metadata.generation follows the admitted object (below), not the body as sent.
+      if (type.tracksGeneration) m.generation = oldMeta.generation ?? 1;
+      else delete m.generation;
     }
     const nm = (next.metadata ??= {});
     nm.resourceVersion = oldMeta.resourceVersion ?? '';
@@ -658,6 +663,13 @@ export class ResourceStore {
     if (causes.length > 0) throw this.#invalid(type, name, causes);
     // Hook point: every update, patch and apply of an existing object passes here.
     next = this.#admit({ operation, type, version, subresource, old, options: opts, body }, next);
+    if (subresource !== 'status' && type.tracksGeneration) {
+      // Defaulting and pruning change what counts as a spec change.
+      const withStatus = !type.statusSubresource;
+      const gen = oldMeta.generation ?? 1;
+      const changed = specPart(next, withStatus) !== specPart(old, withStatus);
+      next = { ...next, metadata: { ...next.metadata, generation: changed ? gen + 1 : gen } };
+    }
     if (operation === 'apply') {
       const applied = obj.metadata?.managedFields;
       const nm2 = (next.metadata = { ...next.metadata });

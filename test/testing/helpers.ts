@@ -1,7 +1,18 @@
 // Helpers for driving the test API server with raw HTTP from tests.
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers */
+import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
+
+/** Whether a `kubectl` binary is on PATH (kubectl tests skip without one). */
+export function hasKubectl(): boolean {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export interface RawResponse {
   code: number;

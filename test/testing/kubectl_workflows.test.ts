@@ -174,7 +174,15 @@ describe('kubectl workflows against the test API server', { skip }, () => {
     const container = idle?.spec.template.spec.containers[0] ?? {};
     assert.equal('stdin' in container, false, 'a bool omitempty false is dropped');
     assert.equal('tty' in container, false);
-    assert.deepEqual(Object.keys(container).sort(), ['image', 'name']);
+    // What is left is what kubectl set plus the container defaults of a decoded Pod spec.
+    assert.deepEqual(Object.keys(container).sort(), [
+      'image',
+      'imagePullPolicy',
+      'name',
+      'resources',
+      'terminationMessagePath',
+      'terminationMessagePolicy',
+    ]);
   });
 
   it('kubectl run creates a pod and kubectl expose creates its service with the port', async () => {

@@ -322,7 +322,24 @@ describe('protobuf over HTTP', () => {
       const pod = events[0]?.object as { kind: string; metadata: { name: string }; spec: unknown };
       assert.equal(pod.kind, 'Pod');
       assert.equal(pod.metadata.name, 'p1');
-      assert.deepEqual(pod.spec, { containers: [{ name: 'c', image: 'nginx' }] });
+      // The stored pod carries kube-apiserver's defaults (this decoder drops empty
+      // messages such as `securityContext: {}` and `resources: {}`).
+      assert.deepEqual(pod.spec, {
+        containers: [
+          {
+            name: 'c',
+            image: 'nginx',
+            imagePullPolicy: 'Always',
+            terminationMessagePath: '/dev/termination-log',
+            terminationMessagePolicy: 'File',
+          },
+        ],
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 30,
+        dnsPolicy: 'ClusterFirst',
+        schedulerName: 'default-scheduler',
+        enableServiceLinks: true,
+      });
       const first = Buffer.concat(chunks);
       assert.equal(first.readUInt32BE(0) + 4 <= first.length, true);
     } finally {

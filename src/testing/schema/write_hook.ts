@@ -11,15 +11,6 @@ import type { WriteContext, WriteHook } from '../resource_store.js';
 import { invalid } from '../status.js';
 import { admitCustomResource } from './admission.js';
 import type { AdmitOptions, CustomResourceSchema } from './admission.js';
-import { deepEqual } from './structural.js';
-
-/** The object without what does not count as its spec (metadata, and status when separate). */
-function specPart(obj: UnstructuredObject, withStatus: boolean): Record<string, unknown> {
-  const rest: Record<string, unknown> = { ...obj };
-  delete rest.metadata;
-  if (!withStatus) delete rest.status;
-  return rest;
-}
 
 /**
  * The write hook named `schema`. `schemaOf` finds a resource's compiled schema (undefined
@@ -46,17 +37,8 @@ export function schemaWriteHook(
       if (admission.causes.length > 0) {
         throw invalid(ctx.type.group, ctx.type.kind, name, admission.causes);
       }
-      const next = admission.object;
-      // Pruning and defaulting change what counts as a spec change: generation follows
-      // the admitted object, not the body as sent.
-      const old = ctx.old;
-      if (old !== undefined && ctx.subresource === '' && ctx.type.tracksGeneration) {
-        const gen = old.metadata?.generation ?? 1;
-        const withStatus = !ctx.type.statusSubresource;
-        const same = deepEqual(specPart(next, withStatus), specPart(old, withStatus));
-        (next.metadata ??= {}).generation = same ? gen : gen + 1;
-      }
-      return next;
+      // metadata.generation follows the admitted object: the store sets it after the hooks.
+      return admission.object;
     },
   };
 }
