@@ -38,6 +38,7 @@ import {
   ResourceRegistry,
 } from './registry.js';
 import type { FieldGetter, ResourceType } from './registry.js';
+import { Authenticator } from './authentication.js';
 import { ResourceHandlers } from './resource_handlers.js';
 import { ResourceStore } from './resource_store.js';
 import { sendStatus } from './responses.js';
@@ -229,9 +230,9 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 200,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       },
+      authenticator: new Authenticator(options.auth),
     };
     this.#router = new Router(ctx, new ResourceHandlers(ctx), {
-      auth: options.auth,
       faults: this.faults,
       record: (r) => {
         this.#requests.push(r);

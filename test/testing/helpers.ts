@@ -1,5 +1,6 @@
 // Helpers for driving the test API server with raw HTTP from tests.
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers */
+import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 
@@ -153,5 +154,15 @@ export async function until(cond: () => boolean, what = 'condition'): Promise<vo
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise<void>((r) => setImmediate(r));
+  }
+}
+
+/** The `skip` option of a suite that drives kubectl: false when kubectl is installed. */
+export function kubectlSkip(): false | string {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return 'kubectl is not installed on this machine';
   }
 }
