@@ -53,11 +53,18 @@ import type { WatchConnection } from './watch.js';
 
 export type { RecordedRequest } from './router.js';
 
-/** Authentication the server requires. */
+/**
+ * Authentication the server requires. Without any, requests are anonymous
+ * (`system:anonymous`, as a SelfSubjectReview reports); every user may do everything.
+ */
 export interface TestApiServerAuth {
-  /** Require `Authorization: Bearer <token>`. */
+  /** Require `Authorization: Bearer <token>`; the token stands for `test-user` in `system:masters`. */
   token?: string;
-  /** Require a client certificate signed by the server's test CA (needs HTTPS). */
+  /**
+   * Require a client certificate signed by the server's test CA (needs HTTPS); its user is
+   * the certificate's CN (`test-user` for the one `kubeConfig()` carries), its groups the
+   * certificate's organizations.
+   */
   clientCertificate?: boolean;
 }
 
