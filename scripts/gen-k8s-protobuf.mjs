@@ -37,6 +37,8 @@ const files = [
   'k8s.io/api/networking/v1/generated.proto',
   'k8s.io/api/policy/v1/generated.proto',
   'k8s.io/api/rbac/v1/generated.proto',
+  'k8s.io/api/authorization/v1/generated.proto',
+  'k8s.io/api/authentication/v1/generated.proto',
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
   'k8s.io/apimachinery/pkg/runtime/generated.proto',
 ];
@@ -99,6 +101,12 @@ const roots = [
   'k8s.io.api.rbac.v1.ClusterRoleBinding',
   'k8s.io.api.rbac.v1.ClusterRoleBindingList',
   'k8s.io.api.autoscaling.v1.Scale',
+  'k8s.io.api.authorization.v1.SelfSubjectAccessReview',
+  'k8s.io.api.authorization.v1.SubjectAccessReview',
+  'k8s.io.api.authorization.v1.LocalSubjectAccessReview',
+  'k8s.io.api.authorization.v1.SelfSubjectRulesReview',
+  'k8s.io.api.authentication.v1.SelfSubjectReview',
+  'k8s.io.api.authentication.v1.TokenReview',
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status',
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent',
   'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',
@@ -203,6 +211,8 @@ const GROUPS = {
   networking: 'networking.k8s.io',
   policy: 'policy',
   rbac: 'rbac.authorization.k8s.io',
+  authorization: 'authorization.k8s.io',
+  authentication: 'authentication.k8s.io',
 };
 const INLINE = new Set([
   'k8s.io.api.core.v1.Probe.handler',

@@ -38,6 +38,7 @@ import {
   ResourceRegistry,
 } from './registry.js';
 import type { FieldGetter, ResourceType } from './registry.js';
+import { Authenticator } from './authentication.js';
 import { ResourceHandlers } from './resource_handlers.js';
 import { ResourceStore } from './resource_store.js';
 import { sendStatus } from './responses.js';
@@ -52,11 +53,18 @@ import type { WatchConnection } from './watch.js';
 
 export type { RecordedRequest } from './router.js';
 
-/** Authentication the server requires. */
+/**
+ * Authentication the server requires. Without any, requests are anonymous
+ * (`system:anonymous`, as a SelfSubjectReview reports); every user may do everything.
+ */
 export interface TestApiServerAuth {
-  /** Require `Authorization: Bearer <token>`. */
+  /** Require `Authorization: Bearer <token>`; the token stands for `test-user` in `system:masters`. */
   token?: string;
-  /** Require a client certificate signed by the server's test CA (needs HTTPS). */
+  /**
+   * Require a client certificate signed by the server's test CA (needs HTTPS); its user is
+   * the certificate's CN (`test-user` for the one `kubeConfig()` carries), its groups the
+   * certificate's organizations.
+   */
   clientCertificate?: boolean;
 }
 
@@ -146,7 +154,10 @@ export interface TestApiServer {
   delete(resource: ResourceRef, name: string, namespace?: string): boolean;
   /** Makes a field path selectable on a resource (optionally with a custom getter). */
   registerFieldSelector(resource: ResourceRef, fieldPath: string, getter?: FieldGetter): void;
-  /** Number of open watches, optionally of one resource. */
+  /**
+   * Number of open watches, optionally of one resource; 0 for a resource that is not
+   * served (e.g. one whose CustomResourceDefinition was deleted).
+   */
   watchCount(resource?: ResourceRef): number;
   /** Resolves when at least `count` watches of a resource are open. */
   waitForWatch(resource: ResourceRef, count?: number, signal?: AbortSignal): Promise<void>;
@@ -197,6 +208,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     );
     this.faults = new TestApiServerFaults(this);
     this.#storage.onChange((e) => this.#watches.dispatch(e));
+    this.#storage.onDropTable((grKey) => this.#watches.endAll(grKey));
     const ctx: ServerContext = {
       registry: this.#registry,
       store: this.#store,
@@ -225,9 +237,9 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 200,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       },
+      authenticator: new Authenticator(options.auth),
     };
     this.#router = new Router(ctx, new ResourceHandlers(ctx), {
-      auth: options.auth,
       faults: this.faults,
       record: (r) => {
         this.#requests.push(r);
@@ -317,17 +329,17 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
 
   // ---------------------------------------------------------------- in-process helpers
 
+  /** The group and plural a reference names, whether or not it is served. */
+  #groupResource(ref: ResourceRef): { group: string; resource: string } {
+    if (typeof ref !== 'string') return { group: ref.group ?? '', resource: ref.resource };
+    const dot = ref.indexOf('.');
+    return dot < 0
+      ? { group: '', resource: ref }
+      : { group: ref.slice(dot + 1), resource: ref.slice(0, dot) };
+  }
+
   #type(ref: ResourceRef): ResourceType {
-    let group = '';
-    let resource: string;
-    if (typeof ref === 'string') {
-      const dot = ref.indexOf('.');
-      resource = dot < 0 ? ref : ref.slice(0, dot);
-      group = dot < 0 ? '' : ref.slice(dot + 1);
-    } else {
-      resource = ref.resource;
-      group = ref.group ?? '';
-    }
+    const { group, resource } = this.#groupResource(ref);
     const t = this.#registry.byGroupResource(group, resource);
     if (!t) {
       throw new TestApiServerError(
@@ -427,7 +439,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   }
 
   watchCount(resource?: ResourceRef): number {
-    return this.#watches.count(resource === undefined ? undefined : this.#type(resource));
+    // A resource that is no longer served (its CRD was deleted) simply has no open watches.
+    return this.#watches.count(resource === undefined ? undefined : this.#groupResource(resource));
   }
 
   waitForWatch(resource: ResourceRef, count = 1, signal?: AbortSignal): Promise<void> {

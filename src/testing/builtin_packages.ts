@@ -18,4 +18,6 @@ export const BUILTIN_API_PACKAGES: Readonly<Record<string, string>> = {
   'networking.k8s.io': 'networking',
   policy: 'policy',
   'rbac.authorization.k8s.io': 'rbac',
+  'authorization.k8s.io': 'authorization',
+  'authentication.k8s.io': 'authentication',
 };

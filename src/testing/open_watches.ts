@@ -37,8 +37,22 @@ export class OpenWatches {
     this.#byResource.get(grKey)?.delete(w);
   }
 
-  /** Number of open watches, of one resource or of all. */
-  count(type?: ResourceType): number {
+  /**
+   * Ends every watch of a resource cleanly (pending events are written first), as
+   * kube-apiserver ends the watches of a custom resource whose definition was deleted.
+   */
+  endAll(grKey: string): void {
+    const set = this.#byResource.get(grKey);
+    if (!set) return;
+    for (const w of [...set]) w.end();
+    this.#byResource.delete(grKey);
+  }
+
+  /**
+   * Number of open watches, of one group/resource or of all; a resource that is not (or
+   * no longer) served has none.
+   */
+  count(type?: Pick<ResourceType, 'group' | 'resource'>): number {
     if (type !== undefined) {
       return this.#byResource.get(groupResourceKey(type.group, type.resource))?.size ?? 0;
     }

@@ -151,6 +151,11 @@ export function openApiV3Document(
       addReferenced(schema, schemas);
     }
     const base = `/${gvPath(group, version)}${t.namespaced ? '/namespaces/{namespace}' : ''}/${t.resource}`;
+    if (t.virtual === true) {
+      // A review is only ever created.
+      paths[base] = { post: op(t, version, 'post', true) };
+      continue;
+    }
     paths[base] = {
       get: op(t, version, 'list', false),
       post: op(t, version, 'post', true),

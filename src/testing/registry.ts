@@ -53,6 +53,11 @@ export interface ResourceType {
   readTransform?: (stored: StoredObject) => StoredObject;
   /** The `scale` subresource (autoscaling/v1 Scale), when served. */
   scale?: ScaleSubresource;
+  /**
+   * A create-only resource that is never stored (the authorization and authentication
+   * reviews): a POST is answered with the object and its status, other methods get 405.
+   */
+  virtual?: boolean;
 }
 
 /** Where the `scale` subresource reads and writes an object's replicas and selector. */
@@ -351,6 +356,7 @@ export function builtinResources(): ResourceType[] {
       namespaced: true,
       strategicMerge: true,
     }),
+    ...reviewResources(),
     builtin({
       group: 'apiextensions.k8s.io',
       resource: 'customresourcedefinitions',
@@ -361,6 +367,27 @@ export function builtinResources(): ResourceType[] {
       statusSubresource: true,
       tracksGeneration: true,
     }),
+  ];
+}
+
+/** The review resources kube-apiserver serves (create-only, never stored). */
+function reviewResources(): ResourceType[] {
+  const review = (group: string, kind: string, namespaced = false): ResourceType =>
+    builtin({
+      group,
+      resource: `${kind.toLowerCase()}s`,
+      kind,
+      namespaced,
+      strategicMerge: false,
+      virtual: true,
+    });
+  return [
+    review('authorization.k8s.io', 'SelfSubjectAccessReview'),
+    review('authorization.k8s.io', 'SubjectAccessReview'),
+    review('authorization.k8s.io', 'LocalSubjectAccessReview', true),
+    review('authorization.k8s.io', 'SelfSubjectRulesReview'),
+    review('authentication.k8s.io', 'SelfSubjectReview'),
+    review('authentication.k8s.io', 'TokenReview'),
   ];
 }
 

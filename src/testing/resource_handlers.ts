@@ -23,13 +23,14 @@ import { isDryRun, parseDeleteOptions, parseListQuery, parseWriteOptions } from 
 import { groupResourceKey } from './registry.js';
 import { ResourceStore, TooLargeResourceVersion } from './resource_store.js';
 import type { ListQuery, ListResult, WriteOptions } from './resource_store.js';
-import { readBody, sendBody, sendJson, sendStatus, warningHeaders } from './responses.js';
+import { readBody, sendBody, sendJson, warningHeaders } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
-import { badRequest, failure, methodNotAllowed, statusError } from './status.js';
+import { badRequest, methodNotAllowed, statusError } from './status.js';
 import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
 import type { UnstructuredObject } from '../client/types.js';
 import type { StoredObject } from './storage.js';
 import { fromScale, toScale } from './scale.js';
+import { answerReview } from './reviews.js';
 import { renderTable } from './table.js';
 import { renderObject } from './watch.js';
 import { serveWatch } from './watch_handler.js';
@@ -48,6 +49,10 @@ export class ResourceHandlers {
   /** Serves one resource request (the router has parsed it and found its verb). */
   async serve(req: IncomingMessage, res: ServerResponse, r: ResourceRequest): Promise<void> {
     const rendering = negotiate(req.headers.accept ?? '', r.type, r.version);
+    if (r.type.virtual === true) {
+      await this.#review(req, res, r, rendering);
+      return;
+    }
     if (r.subresource === 'scale') {
       if (r.type.crdName !== undefined) await this.#customResourceScale(req, res, r);
       else await this.#scale(req, res, r, rendering);
@@ -223,6 +228,55 @@ export class ResourceHandlers {
     return bytes.toString('utf8');
   }
 
+  /**
+   * The body of a write and its media type (JSON when unnamed); 413 beyond the size
+   * limit.
+   */
+  async #readWriteBody(req: IncomingMessage): Promise<{ bytes: Buffer; contentType: string }> {
+    const { bytes, tooLarge } = await readBody(req, this.#ctx.settings.maxBodyBytes);
+    if (tooLarge) {
+      throw statusError(
+        413,
+        'RequestEntityTooLarge',
+        `Request entity too large: limit is ${this.#ctx.settings.maxBodyBytes}`,
+      );
+    }
+    const contentType =
+      (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    return { bytes, contentType };
+  }
+
+  // ---------------------------------------------------------------- reviews
+
+  /**
+   * A POST of a review (the router lets no other method through): the body, checked as
+   * any create body is, answered 201 with its status filled in; nothing is stored.
+   */
+  async #review(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResourceRequest,
+    rendering: Rendering,
+  ): Promise<void> {
+    const { bytes, contentType } = await this.#readWriteBody(req);
+    const body = this.#ctx.store.checkEnvelope(
+      r.type,
+      r.version,
+      await this.#decodeBody(r, contentType, bytes),
+    );
+    const answer = answerReview(r.type, body, {
+      namespace: r.namespace,
+      user: r.user,
+      tokenUser: (token) => this.#ctx.authenticator.token(token),
+    });
+    const out = {
+      ...answer,
+      apiVersion: ResourceStore.apiVersion(r.type, r.version),
+      kind: r.type.kind,
+    };
+    this.#send(res, rendering, 201, JSON.stringify(out));
+  }
+
   // ---------------------------------------------------------------- scale
 
   /**
@@ -248,16 +302,7 @@ export class ResourceHandlers {
     if (r.verb !== 'update' && r.verb !== 'patch') {
       throw methodNotAllowed(req.method ?? '', type.group, `${type.resource}/scale`);
     }
-    const { bytes, tooLarge } = await readBody(req, this.#ctx.settings.maxBodyBytes);
-    if (tooLarge) {
-      throw statusError(
-        413,
-        'RequestEntityTooLarge',
-        `Request entity too large: limit is ${this.#ctx.settings.maxBodyBytes}`,
-      );
-    }
-    const contentType =
-      (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const { bytes, contentType } = await this.#readWriteBody(req);
     const body = await this.#decodeBody(r, contentType, bytes);
     let written: unknown = body;
     if (r.verb === 'patch') written = patchScale(toScale(type, existing.obj), contentType, body);
@@ -281,20 +326,7 @@ export class ResourceHandlers {
     r: ResourceRequest,
     rendering: Rendering,
   ): Promise<void> {
-    const { bytes, tooLarge } = await readBody(req, this.#ctx.settings.maxBodyBytes);
-    if (tooLarge) {
-      sendStatus(
-        res,
-        failure(
-          413,
-          'RequestEntityTooLarge',
-          `Request entity too large: limit is ${this.#ctx.settings.maxBodyBytes}`,
-        ),
-      );
-      return;
-    }
-    const contentType =
-      (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+    const { bytes, contentType } = await this.#readWriteBody(req);
     const body = await this.#decodeBody(r, contentType, bytes);
     const opts = parseWriteOptions(r.query, r.verb);
     if (r.verb !== 'patch') opts.rawBody = bytes.toString('utf8');

@@ -434,6 +434,15 @@ export class ResourceStore {
     return out;
   }
 
+  /**
+   * Checks a request body's envelope (an object, of the resource's apiVersion and kind,
+   * with object metadata) and returns a shallow copy: the 400s kube-apiserver's decoder
+   * answers a wrong body with.
+   */
+  checkEnvelope(type: ResourceType, version: string, body: unknown): UnstructuredObject {
+    return this.#checkEnvelope(type, version, body);
+  }
+
   /** Creates an object. */
   create(
     type: ResourceType,
@@ -442,6 +451,11 @@ export class ResourceStore {
     body: unknown,
     opts: WriteOptions = {},
   ): StoredObject {
+    if (type.virtual === true) {
+      throw badRequest(
+        `${type.kind} is a review: it is answered, never stored (POST it over HTTP)`,
+      );
+    }
     return this.#create(type, version, namespace, body, opts, 'create');
   }
 

@@ -1,6 +1,6 @@
 /**
- * The router of the test API server: parses a request's URL, records it, checks
- * authentication, answers discovery, health and OpenAPI paths, maps a resource path and
+ * The router of the test API server: parses a request's URL, records it, finds who sent
+ * it (authentication), answers discovery, health and OpenAPI paths, maps a resource path and
  * method to a verb (as kube-apiserver's request-info resolver does), applies injected
  * latency and failures, and hands the request to the resource handlers. Failures thrown
  * below it as `ApiError` become their `Status`.
@@ -18,7 +18,7 @@ import type { ResourceHandlers } from './resource_handlers.js';
 import { TooLargeResourceVersion } from './resource_store.js';
 import { sendJson, sendStatus } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
-import { badRequest, failure, methodNotAllowed, pathNotFound } from './status.js';
+import { badRequest, failure, methodNotAllowed, pathNotFound, statusError } from './status.js';
 
 /** A request as the server saw it (see `TestApiServer.requests`). */
 export interface RecordedRequest extends RequestInfo {
@@ -30,18 +30,8 @@ export interface RecordedRequest extends RequestInfo {
   code: number;
 }
 
-/** Who may call the server. */
-export interface RouterAuth {
-  /** Require `Authorization: Bearer <token>`. */
-  token?: string;
-  /** Require a client certificate signed by the server's CA. */
-  clientCertificate?: boolean;
-}
-
 /** What the router needs beyond the shared context. */
 export interface RouterOptions {
-  /** Authentication to require. */
-  auth: RouterAuth | undefined;
   /** Fault injection. */
   faults: TestApiServerFaults;
   /** Receives every request's record (its `code` is filled when the response finishes). */
@@ -51,7 +41,7 @@ export interface RouterOptions {
 const CRD_KEY = groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions');
 
 /** A resource path before its verb is known. */
-type ResourcePath = Omit<ResourceRequest, 'verb' | 'query'> & { legacyWatch: boolean };
+type ResourcePath = Omit<ResourceRequest, 'verb' | 'query' | 'user'> & { legacyWatch: boolean };
 
 function tooLargeStatus(err: TooLargeResourceVersion): Status {
   return failure(
@@ -105,7 +95,8 @@ export class Router {
     res.on('finish', () => {
       record.code = res.statusCode;
     });
-    if (!this.#authorized(req)) {
+    const user = this.#ctx.authenticator.authenticate(req);
+    if (user === undefined) {
       req.resume();
       sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
       return;
@@ -167,7 +158,18 @@ export class Router {
     });
     if (verb === undefined) {
       req.resume();
-      sendStatus(res, methodNotAllowed(method, parsed.type.group, parsed.type.resource).status);
+      sendStatus(
+        res,
+        parsed.type.virtual === true
+          ? // No route serves this method on a create-only resource (go-restful's 405).
+            statusError(
+              405,
+              'MethodNotAllowed',
+              'the server does not allow this method on the requested resource',
+              {},
+            ).status
+          : methodNotAllowed(method, parsed.type.group, parsed.type.resource).status,
+      );
       return;
     }
     const info: RequestInfo = {
@@ -199,6 +201,7 @@ export class Router {
       subresource: parsed.subresource,
       verb,
       query: q,
+      user,
     };
     try {
       await this.#handlers.serve(req, res, request);
@@ -207,18 +210,6 @@ export class Router {
       else if (err instanceof TooLargeResourceVersion) sendStatus(res, tooLargeStatus(err));
       else throw err;
     }
-  }
-
-  #authorized(req: IncomingMessage): boolean {
-    const auth = this.#options.auth;
-    if (!auth || (auth.token === undefined && !auth.clientCertificate)) return true;
-    if (auth.token !== undefined && req.headers.authorization === `Bearer ${auth.token}`)
-      return true;
-    if (auth.clientCertificate) {
-      const sock = req.socket as { authorized?: boolean };
-      if (sock.authorized === true) return true;
-    }
-    return false;
   }
 
   /** A discovery, health or OpenAPI document; null for 404; undefined when not such a path. */
@@ -308,6 +299,8 @@ export class Router {
     }
     const type = registry.lookup(group, version, resource);
     if (!type) return undefined;
+    // A review is created at its collection only: no object path exists.
+    if (type.virtual === true && (name !== '' || legacyWatch)) return undefined;
     if (!type.namespaced && namespace !== '') return undefined;
     if (type.namespaced && namespace === '' && name !== '') return undefined;
     if (
@@ -323,6 +316,7 @@ export class Router {
 /** The verb of a resource request from its method, path and `watch` parameter. */
 function resolveVerb(method: string, p: ResourcePath, q: URLSearchParams): RequestVerb | undefined {
   const isWatch = p.legacyWatch || q.get('watch') === 'true' || q.get('watch') === '1';
+  if (p.type.virtual === true) return method === 'POST' ? 'create' : undefined;
   switch (method) {
     case 'GET':
       // A subresource (status, scale) is read with get only: no watch of it.

@@ -7,6 +7,7 @@
  */
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { Authenticator, UserInfo } from './authentication.js';
 import type { RequestVerb } from './faults.js';
 import type { OpenWatches } from './open_watches.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
@@ -81,6 +82,8 @@ export interface ServerContext {
   readonly timers: PendingTimers;
   /** Settings. */
   readonly settings: HttpSettings;
+  /** Who requests come from, and which tokens the server knows. */
+  readonly authenticator: Authenticator;
   /** The columns of `as=Table` responses for a resource at a version. */
   tableContext(type: ResourceType, version: string): TableContext;
 }
@@ -101,4 +104,6 @@ export interface ResourceRequest {
   verb: RequestVerb;
   /** Query parameters. */
   query: URLSearchParams;
+  /** Who sent the request. */
+  user: UserInfo;
 }

@@ -81,6 +81,7 @@ export class Storage {
   #head = 0;
   readonly #historySize: number;
   readonly #listeners = new Set<(e: ChangeEvent) => void>();
+  readonly #dropListeners = new Set<(grKey: string) => void>();
 
   /** @param options - history size. */
   constructor(options: StorageOptions) {
@@ -103,6 +104,12 @@ export class Storage {
   onChange(listener: (e: ChangeEvent) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Subscribes to dropped tables (a resource no longer stored); returns the unsubscribe function. */
+  onDropTable(listener: (grKey: string) => void): () => void {
+    this.#dropListeners.add(listener);
+    return () => this.#dropListeners.delete(listener);
   }
 
   #table(grKey: string): Table {
@@ -231,5 +238,6 @@ export class Storage {
   /** Removes every object of a resource without events (used when a table is dropped). */
   dropTable(grKey: string): void {
     this.#tables.delete(grKey);
+    for (const l of this.#dropListeners) l(grKey);
   }
 }

@@ -4,35 +4,19 @@
  * CRD version's `additionalPrinterColumns` (JSONPath evaluated per object, cells typed
  * by the column type, `date` columns as ages; `Age` alone when none are declared), as
  * apiextensions-apiserver prints them; built-in kinds get kube-apiserver's columns
- * (pods: Ready, Status, Restarts, Age; deployments: Ready, Up-to-date, Available, Age;
- * services, configmaps, secrets, namespaces, events, leases …, wide columns at priority 1).
+ * (./printers.ts).
  *
  * @module
  */
 import type { UnstructuredObject } from '../client/types.js';
 import { evaluateJsonPath } from './jsonpath.js';
+import { ageColumn, ageOf, builtinPrinters, nameColumn, rec } from './printers.js';
+import type { Printer } from './printers.js';
 import type { ResourceType } from './registry.js';
 import type { StoredObject } from './storage.js';
 
-/** One column of a Table. */
-export interface TableColumn {
-  /** Header (kubectl upper-cases it). */
-  name: string;
-  /** OpenAPI type: string, integer, number, boolean, date. */
-  type: string;
-  /** OpenAPI format (`name` for the name column). */
-  format: string;
-  /** What the column shows. */
-  description: string;
-  /** 0 for default output, higher for `-o wide`. */
-  priority: number;
-}
-
-/** A column and how its cell is computed. */
-interface Printer {
-  column: TableColumn;
-  cell(obj: UnstructuredObject, now: number): unknown;
-}
+export { humanAge } from './printers.js';
+export type { TableColumn } from './printers.js';
 
 /** An additionalPrinterColumns entry of a CRD version. */
 export interface PrinterColumnSpec {
@@ -49,272 +33,6 @@ export interface PrinterColumnSpec {
   /** The JSONPath evaluated against each object. */
   jsonPath: string;
 }
-
-/** Renders an age as kube-apiserver's printers do (`5s`, `3m`, `2h`, `4d`). */
-export function humanAge(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  if (s < 120) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 10) return `${m}m${s % 60 === 0 ? '' : `${s % 60}s`}`;
-  if (m < 180) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 8 && m % 60 !== 0) return `${h}h${m % 60}m`;
-  if (h < 48) return `${h}h`;
-  const d = Math.floor(h / 24);
-  if (d < 8 && h % 24 !== 0) return `${d}d${h % 24}h`;
-  if (d < 365 * 2) return `${d}d`;
-  return `${Math.floor(d / 365)}y`;
-}
-
-function ageOf(timestamp: unknown, now: number): string {
-  if (typeof timestamp !== 'string') return '<unknown>';
-  const t = Date.parse(timestamp);
-  return Number.isNaN(t) ? '<unknown>' : humanAge(now - t);
-}
-
-const NAME_DESCRIPTION =
-  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.';
-const AGE_DESCRIPTION =
-  'CreationTimestamp is a timestamp representing the server time when this object was created.';
-
-function col(name: string, type = 'string', priority = 0, description = ''): TableColumn {
-  return { name, type, format: '', description, priority };
-}
-
-const nameColumn: Printer = {
-  column: {
-    name: 'Name',
-    type: 'string',
-    format: 'name',
-    description: NAME_DESCRIPTION,
-    priority: 0,
-  },
-  cell: (o) => o.metadata?.name ?? '',
-};
-const ageColumn: Printer = {
-  column: col('Age', 'string', 0, AGE_DESCRIPTION),
-  cell: (o, now) => ageOf(o.metadata?.creationTimestamp, now),
-};
-
-type Obj = Record<string, unknown>;
-function rec(v: unknown): Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
-}
-function arr(v: unknown): Obj[] {
-  return Array.isArray(v) ? v.map(rec) : [];
-}
-function num(v: unknown): number {
-  return typeof v === 'number' ? v : 0;
-}
-function str(v: unknown, none = '<none>'): string {
-  return typeof v === 'string' && v !== '' ? v : none;
-}
-
-function podStatus(o: UnstructuredObject): string {
-  const status = rec(o.status);
-  let reason = str(status.reason, str(status.phase, 'Unknown'));
-  for (const cs of arr(status.containerStatuses)) {
-    const state = rec(cs.state);
-    const waiting = rec(state.waiting);
-    const terminated = rec(state.terminated);
-    if (typeof waiting.reason === 'string' && waiting.reason !== '') reason = waiting.reason;
-    else if (typeof terminated.reason === 'string' && terminated.reason !== '')
-      reason = terminated.reason;
-  }
-  if (o.metadata?.deletionTimestamp !== undefined) reason = 'Terminating';
-  return reason;
-}
-
-function selectorText(v: unknown): string {
-  const matchLabels = rec(rec(v).matchLabels);
-  const parts = Object.entries(matchLabels).map(([k, x]) => `${k}=${String(x)}`);
-  return parts.length === 0 ? '<none>' : parts.join(',');
-}
-
-const BUILTIN: Record<string, Printer[]> = {
-  pods: [
-    nameColumn,
-    {
-      column: col(
-        'Ready',
-        'string',
-        0,
-        'The aggregate readiness state of this pod for accepting traffic.',
-      ),
-      cell: (o) => {
-        const total = arr(rec(o.spec).containers).length;
-        const ready = arr(rec(o.status).containerStatuses).filter((c) => c.ready === true).length;
-        return `${ready}/${total}`;
-      },
-    },
-    {
-      column: col('Status', 'string', 0, 'The aggregate status of the containers in this pod.'),
-      cell: podStatus,
-    },
-    {
-      column: col(
-        'Restarts',
-        'string',
-        0,
-        'The number of times the containers in this pod have been restarted.',
-      ),
-      cell: (o) =>
-        String(arr(rec(o.status).containerStatuses).reduce((n, c) => n + num(c.restartCount), 0)),
-    },
-    ageColumn,
-    { column: col('IP', 'string', 1), cell: (o) => str(rec(o.status).podIP) },
-    { column: col('Node', 'string', 1), cell: (o) => str(rec(o.spec).nodeName) },
-    {
-      column: col('Nominated Node', 'string', 1),
-      cell: (o) => str(rec(o.status).nominatedNodeName),
-    },
-    {
-      column: col('Readiness Gates', 'string', 1),
-      cell: (o) => {
-        const gates = arr(rec(o.spec).readinessGates);
-        return gates.length === 0 ? '<none>' : `0/${gates.length}`;
-      },
-    },
-  ],
-  deployments: [
-    nameColumn,
-    {
-      column: col('Ready', 'string', 0, 'Number of the pod with ready state'),
-      cell: (o) => `${num(rec(o.status).readyReplicas)}/${num(rec(o.spec).replicas ?? 1)}`,
-    },
-    {
-      column: col(
-        'Up-to-date',
-        'string',
-        0,
-        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-      ),
-      cell: (o) => num(rec(o.status).updatedReplicas),
-    },
-    {
-      column: col(
-        'Available',
-        'string',
-        0,
-        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-      ),
-      cell: (o) => num(rec(o.status).availableReplicas),
-    },
-    ageColumn,
-    {
-      column: col('Containers', 'string', 1),
-      cell: (o) =>
-        arr(rec(rec(rec(o.spec).template).spec).containers)
-          .map((c) => str(c.name, ''))
-          .join(','),
-    },
-    {
-      column: col('Images', 'string', 1),
-      cell: (o) =>
-        arr(rec(rec(rec(o.spec).template).spec).containers)
-          .map((c) => str(c.image, ''))
-          .join(','),
-    },
-    { column: col('Selector', 'string', 1), cell: (o) => selectorText(rec(o.spec).selector) },
-  ],
-  services: [
-    nameColumn,
-    {
-      column: col('Type', 'string', 0, 'The type of the service.'),
-      cell: (o) => str(rec(o.spec).type, 'ClusterIP'),
-    },
-    {
-      column: col('Cluster-IP', 'string', 0, 'The IP address of the service.'),
-      cell: (o) => str(rec(o.spec).clusterIP),
-    },
-    {
-      column: col('External-IP', 'string', 0, 'The external IP address of the service.'),
-      cell: (o) => {
-        const ips = rec(o.spec).externalIPs;
-        return Array.isArray(ips) && ips.length > 0 ? ips.join(',') : '<none>';
-      },
-    },
-    {
-      column: col('Port(s)', 'string', 0, 'The ports of the service.'),
-      cell: (o) => {
-        const ports = arr(rec(o.spec).ports).map(
-          (p) =>
-            `${num(p.port)}${typeof p.nodePort === 'number' ? `:${p.nodePort}` : ''}/${str(p.protocol, 'TCP')}`,
-        );
-        return ports.length === 0 ? '<none>' : ports.join(',');
-      },
-    },
-    ageColumn,
-    {
-      column: col('Selector', 'string', 1),
-      cell: (o) => {
-        const sel = Object.entries(rec(rec(o.spec).selector));
-        return sel.length === 0 ? '<none>' : sel.map(([k, v]) => `${k}=${String(v)}`).join(',');
-      },
-    },
-  ],
-  configmaps: [
-    nameColumn,
-    {
-      column: col('Data', 'integer', 0, 'The number of keys in this ConfigMap.'),
-      cell: (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length,
-    },
-    ageColumn,
-  ],
-  secrets: [
-    nameColumn,
-    {
-      column: col('Type', 'string', 0, 'The type of the secret.'),
-      cell: (o) => str(o.type, 'Opaque'),
-    },
-    {
-      column: col('Data', 'integer', 0, 'The number of keys in this Secret.'),
-      cell: (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.stringData)).length,
-    },
-    ageColumn,
-  ],
-  namespaces: [
-    nameColumn,
-    {
-      column: col('Status', 'string', 0, 'The status of the namespace.'),
-      cell: (o) => str(rec(o.status).phase, 'Active'),
-    },
-    ageColumn,
-  ],
-  events: [
-    {
-      column: col('Last Seen', 'string', 0, 'The time since the event was last seen.'),
-      cell: (o, now) => ageOf(o.lastTimestamp ?? o.eventTime ?? o.metadata?.creationTimestamp, now),
-    },
-    {
-      column: col('Type', 'string', 0, 'The type of the event.'),
-      cell: (o) => str(o.type, 'Normal'),
-    },
-    {
-      column: col('Reason', 'string', 0, 'The reason of the event.'),
-      cell: (o) => str(o.reason, ''),
-    },
-    {
-      column: col('Object', 'string', 0, 'The object the event is about.'),
-      cell: (o) => {
-        const ref = rec(o.involvedObject);
-        return `${str(ref.kind, '').toLowerCase()}/${str(ref.name, '')}`;
-      },
-    },
-    {
-      column: col('Message', 'string', 0, 'The message of the event.'),
-      cell: (o) => str(o.message, ''),
-    },
-  ],
-  leases: [
-    nameColumn,
-    {
-      column: col('Holder', 'string', 0, 'The holder of the lease.'),
-      cell: (o) => str(rec(o.spec).holderIdentity, ''),
-    },
-    ageColumn,
-  ],
-};
 
 function crdPrinters(columns: PrinterColumnSpec[] | undefined): Printer[] {
   const specs: PrinterColumnSpec[] =
@@ -367,7 +85,7 @@ export function tablePrinters(
   crdColumns: PrinterColumnSpec[] | undefined,
 ): Printer[] {
   if (type.crdName !== undefined) return crdPrinters(crdColumns);
-  return BUILTIN[type.resource] ?? [nameColumn, ageColumn];
+  return builtinPrinters(type.group, type.resource) ?? [nameColumn, ageColumn];
 }
 
 /** The rendering inputs of a Table: its printers and the time ages are computed at. */

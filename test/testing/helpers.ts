@@ -166,3 +166,13 @@ export async function until(cond: () => boolean, what = 'condition'): Promise<vo
     await new Promise<void>((r) => setImmediate(r));
   }
 }
+
+/** The `skip` option of a suite that drives kubectl: false when kubectl is installed. */
+export function kubectlSkip(): false | string {
+  try {
+    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
+    return false;
+  } catch {
+    return 'kubectl is not installed on this machine';
+  }
+}

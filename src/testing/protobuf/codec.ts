@@ -54,6 +54,15 @@ const INLINE = new Set([
   '.k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon',
 ]);
 
+/**
+ * Go named string slices (`type ExtraValue []string`): a message with one `items` field
+ * in protobuf, a plain array in JSON.
+ */
+const STRING_LISTS = new Set([
+  '.k8s.io.api.authorization.v1.ExtraValue',
+  '.k8s.io.api.authentication.v1.ExtraValue',
+]);
+
 function isInline(type: protobuf.Type, field: protobuf.Field): boolean {
   return INLINE.has(`${type.fullName}.${field.name}`);
 }
@@ -126,6 +135,9 @@ function toMessageValue(type: protobuf.Type, v: unknown): unknown {
       return v === undefined || v === null ? undefined : { Raw: Buffer.from(JSON.stringify(v)) };
     default:
       break;
+  }
+  if (STRING_LISTS.has(type.fullName)) {
+    return Array.isArray(v) ? { items: v.filter((x) => typeof x === 'string') } : undefined;
   }
   if (!isRecord(v)) return undefined;
   const out: Record<string, unknown> = {};
@@ -275,6 +287,7 @@ function fromMessage(type: protobuf.Type, msg: Record<string, unknown>): unknown
     default:
       break;
   }
+  if (STRING_LISTS.has(type.fullName)) return Array.isArray(msg.items) ? msg.items : [];
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
     if (!Object.prototype.hasOwnProperty.call(msg, field.name)) continue;
