@@ -317,7 +317,8 @@ describe('built-in tables: kube-apiserver printer columns', () => {
       t.rows.map((r) => [...r.slice(0, 7), r[8]]),
       [
         ['bound', 'Bound', 'pv-1', '10Gi', 'RWO,RWX', 'fast', '<unset>', 'Filesystem'],
-        ['new', 'Pending', '', '', '', '', '<unset>', '<unset>'],
+        // volumeMode is defaulted to Filesystem on create, as kube-apiserver does.
+        ['new', 'Pending', '', '', '', '', '<unset>', 'Filesystem'],
       ],
     );
   });
