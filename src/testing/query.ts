@@ -132,6 +132,8 @@ export function parseDeleteOptions(text: string, q: URLSearchParams): DeleteOpts
   if (grace !== null && grace !== '' && Number.isFinite(Number(grace))) {
     out.gracePeriodSeconds = Number(grace);
   }
+  const orphan = q.get('orphanDependents');
+  if (orphan === 'true' || orphan === 'false') out.orphanDependents = orphan === 'true';
   if (text.trim() === '') return out;
   let body: unknown;
   try {
@@ -144,6 +146,7 @@ export function parseDeleteOptions(text: string, q: URLSearchParams): DeleteOpts
     preconditions?: { uid?: unknown; resourceVersion?: unknown };
     gracePeriodSeconds?: unknown;
     dryRun?: unknown;
+    orphanDependents?: unknown;
   };
   if (b.preconditions) {
     const pre: { uid?: string; resourceVersion?: string } = {};
@@ -154,5 +157,6 @@ export function parseDeleteOptions(text: string, q: URLSearchParams): DeleteOpts
   }
   if (typeof b.gracePeriodSeconds === 'number') out.gracePeriodSeconds = b.gracePeriodSeconds;
   if (Array.isArray(b.dryRun) && b.dryRun.includes('All')) out.dryRun = true;
+  if (typeof b.orphanDependents === 'boolean') out.orphanDependents = b.orphanDependents;
   return out;
 }

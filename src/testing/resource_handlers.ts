@@ -19,7 +19,7 @@ import {
   PROTOBUF_MEDIA_TYPE,
   protobufType,
 } from './protobuf/codec.js';
-import { isDryRun, parseDeleteOptions, parseListQuery, parseWriteOptions } from './query.js';
+import { parseDeleteOptions, parseListQuery, parseWriteOptions } from './query.js';
 import { groupResourceKey } from './registry.js';
 import { ResourceStore, TooLargeResourceVersion } from './resource_store.js';
 import type { ListQuery, ListResult, WriteOptions } from './resource_store.js';
@@ -192,7 +192,11 @@ export class ResourceHandlers {
     const out = this.#ctx.store.delete(type, r.namespace, r.name, opts);
     const gone =
       this.#ctx.storage.get(groupResourceKey(type.group, type.resource), out.key) === undefined;
-    this.#sendOne(res, r, rendering, gone || isDryRun(r.query) ? 200 : 202, out);
+    // kube-apiserver answers 200 whether the object went or was only marked (finalizers, a
+    // grace period, a terminating namespace); 202 only for an object kept while the request
+    // set orphanDependents: false (a compatibility rule of its delete handler).
+    const accepted = !gone && opts.orphanDependents === false && opts.dryRun !== true;
+    this.#sendOne(res, r, rendering, accepted ? 202 : 200, out);
   }
 
   async #deleteCollection(

@@ -33,6 +33,7 @@ import {
   invalid,
   notFound,
   pathNotFound,
+  qualified,
   statusError,
   tooOld,
 } from './status.js';
@@ -122,6 +123,8 @@ export interface DeleteOpts {
   gracePeriodSeconds?: number;
   /** Store nothing. */
   dryRun?: boolean;
+  /** The deprecated `orphanDependents` option (only its effect on the answer's status code is modelled). */
+  orphanDependents?: boolean;
 }
 
 /** A list result before rendering. */
@@ -340,6 +343,8 @@ export class ResourceStore {
     return this.updateScale(type, version, namespace, name, patched, opts);
   }
 
+  /** The namespace whose contents a namespace deletion is deleting right now. */
+  #sweeping: string | undefined;
   #nowSecond = -1;
   #nowText = '';
 
@@ -398,10 +403,32 @@ export class ResourceStore {
     return invalid(type.group, type.kind, name, causes);
   }
 
-  #requireNamespace(namespace: string): void {
-    if (this.#storage.get('namespaces', namespace) === undefined) {
-      throw notFound('', 'namespaces', namespace);
-    }
+  /**
+   * kube-apiserver's NamespaceLifecycle admission for a create: the namespace must exist
+   * (404) and not be terminating (403 with a `NamespaceTerminating` cause).
+   */
+  #requireNamespace(type: ResourceType, namespace: string, name: string): void {
+    const ns = this.#storage.get('namespaces', namespace);
+    if (ns === undefined) throw notFound('', 'namespaces', namespace);
+    if (ns.obj.metadata?.deletionTimestamp === undefined) return;
+    const what = qualified(type.group, type.resource);
+    throw statusError(
+      403,
+      'Forbidden',
+      `${name === '' ? what : `${what} "${name}"`} is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      {
+        ...(name === '' ? {} : { name }),
+        group: type.group,
+        kind: type.resource,
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      },
+    );
   }
 
   /**
@@ -496,7 +523,7 @@ export class ResourceStore {
       );
     }
     const grKey = groupResourceKey(type.group, type.resource);
-    if (type.namespaced) this.#requireNamespace(namespace);
+    if (type.namespaced) this.#requireNamespace(type, namespace, name);
     if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
       throw alreadyExists(type.group, type.resource, name);
     }
@@ -698,10 +725,19 @@ export class ResourceStore {
     if (isCrd && subresource !== 'status') next = withCrdStatus(next, this.#now());
     if (stable(next) === stable(old)) return existing;
     if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
-    if (nm.deletionTimestamp !== undefined && (nm.finalizers ?? []).length === 0) {
+    if (
+      nm.deletionTimestamp !== undefined &&
+      (nm.finalizers ?? []).length === 0 &&
+      !isNamespaces(type)
+    ) {
       return this.#remove(type, existing.namespace, next);
     }
     const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
+    if (isNamespaces(type) && nm.deletionTimestamp !== undefined) {
+      // Its last metadata finalizer may have gone: a terminating namespace goes once empty.
+      this.#finishNamespaceIfEmpty(name);
+      return this.#storage.get('namespaces', name) ?? result;
+    }
     if (isCrd) this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
     return result;
   }
@@ -947,14 +983,85 @@ export class ResourceStore {
   #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {
     const grKey = groupResourceKey(type.group, type.resource);
     const name = obj.metadata?.name ?? '';
-    if (type.group === '' && type.resource === 'namespaces') this.#deleteNamespaceContents(name);
+    if (isNamespaces(type)) this.#deleteNamespaceContents(name);
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       this.#deleteCrdObjects(obj);
     }
-    return this.#storage.commit('DELETED', grKey, namespace, name, {
+    const removed = this.#storage.commit('DELETED', grKey, namespace, name, {
       ...obj,
       metadata: { ...obj.metadata },
     });
+    if (type.namespaced) this.#finishNamespaceIfEmpty(namespace);
+    return removed;
+  }
+
+  /**
+   * Deleting a namespace, as kube-apiserver's namespace storage and the namespace controller
+   * do it together: the namespace is marked (`deletionTimestamp`, phase `Terminating`; a
+   * create in it is then refused), everything in it is deleted — objects with finalizers
+   * stay, marked, until their finalizers are removed — and once it is empty the
+   * `kubernetes` finalizer is dropped and the namespace goes. Pods are deleted without a
+   * grace period (there is no kubelet to end them).
+   */
+  #deleteNamespace(existing: StoredObject, opts: DeleteOpts): StoredObject {
+    const name = existing.obj.metadata?.name ?? '';
+    let current = existing;
+    if (existing.obj.metadata?.deletionTimestamp === undefined) {
+      const next = clone(existing.obj);
+      const m = (next.metadata ??= {});
+      m.deletionTimestamp = this.#now();
+      m.deletionGracePeriodSeconds = 0;
+      next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
+      if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
+      current = this.#storage.commit('MODIFIED', 'namespaces', '', name, next);
+    } else if (opts.dryRun) {
+      return existing;
+    }
+    this.#sweeping = name;
+    try {
+      for (const t of this.#registry.all()) {
+        if (!t.namespaced) continue;
+        const grKey = groupResourceKey(t.group, t.resource);
+        for (const o of this.#storage.list(grKey, name)) {
+          if (o.obj.metadata?.deletionTimestamp !== undefined) continue;
+          this.delete(t, name, o.obj.metadata?.name ?? '', { gracePeriodSeconds: 0 });
+        }
+      }
+    } finally {
+      this.#sweeping = undefined;
+    }
+    this.#finishNamespaceIfEmpty(name);
+    return this.#storage.get('namespaces', name) ?? current;
+  }
+
+  /** A terminating namespace with nothing left in it loses its `kubernetes` finalizer and, with no other finalizer, goes. */
+  #finishNamespaceIfEmpty(namespace: string): void {
+    if (this.#sweeping === namespace) return;
+    const ns = this.#storage.get('namespaces', namespace);
+    if (ns === undefined || ns.obj.metadata?.deletionTimestamp === undefined) return;
+    for (const t of this.#registry.all()) {
+      if (t.namespaced && this.#storage.hasAnyIn(groupResourceKey(t.group, t.resource), namespace))
+        return;
+    }
+    const spec = isObject(ns.obj.spec) ? ns.obj.spec : {};
+    const specFinalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    const left = specFinalizers.filter((f) => f !== 'kubernetes');
+    let current = ns;
+    if (left.length !== specFinalizers.length) {
+      // The namespace controller's `finalize`, then its final delete: MODIFIED, DELETED.
+      const next = clone(ns.obj);
+      next.spec = { ...spec, finalizers: left };
+      current = this.#storage.commit('MODIFIED', 'namespaces', '', namespace, next);
+    }
+    if (left.length === 0 && (current.obj.metadata?.finalizers ?? []).length === 0) {
+      this.#remove(this.#namespacesType(), '', current.obj);
+    }
+  }
+
+  #namespacesType(): ResourceType {
+    const t = this.#registry.byGroupResource('', 'namespaces');
+    if (t === undefined) throw new KubeControllerKitError('namespaces are not served');
+    return t;
   }
 
   #deleteNamespaceContents(ns: string): void {
@@ -1009,6 +1116,7 @@ export class ResourceStore {
     }
     const finalizers = meta.finalizers ?? [];
     const grKey = groupResourceKey(type.group, type.resource);
+    if (isNamespaces(type)) return this.#deleteNamespace(existing, opts);
     let grace = 0;
     if (type.group === '' && type.resource === 'pods') {
       const spec = isObject(existing.obj.spec) ? existing.obj.spec : {};
@@ -1210,4 +1318,8 @@ export class TooLargeResourceVersion extends KubeControllerKitError {
 function allowsUnconditionalUpdate(type: ResourceType): boolean {
   if (type.crdName !== undefined) return false;
   return !(type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions');
+}
+
+function isNamespaces(type: ResourceType): boolean {
+  return type.group === '' && type.resource === 'namespaces';
 }

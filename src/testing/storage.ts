@@ -138,6 +138,14 @@ export class Storage {
     return out;
   }
 
+  /** Whether a resource holds any object in `namespace` (stops at the first). */
+  hasAnyIn(grKey: string, namespace: string): boolean {
+    const t = this.#tables.get(grKey);
+    if (!t) return false;
+    for (const o of t.objects.values()) if (o.namespace === namespace) return true;
+    return false;
+  }
+
   /** How many objects a resource holds. */
   count(grKey: string): number {
     return this.#tables.get(grKey)?.objects.size ?? 0;

@@ -825,6 +825,52 @@ export function defineScenarios(
   );
 
   scenario(
+    'a delete that only marks its object (a finalizer holds it) answers 200 with the marked object; 202 only when the request set orphanDependents: false',
+    timeout,
+    async (t) => {
+      const s = await setup(t, 'heldwidgets', 'HeldWidget');
+      if (!s) return;
+      const path = (name: string): string =>
+        `/apis/${s.resource.group}/v1/namespaces/${s.ns}/${s.resource.resource}/${name}`;
+      /** The status code of a DELETE (stream() resolves on the answer's headers). */
+      const deleteCode = async (name: string, body?: object): Promise<number> => {
+        const open = await s.transport.stream({
+          method: 'DELETE',
+          path: path(name),
+          ...(body === undefined ? {} : { body }),
+        });
+        open.close();
+        return open.statusCode;
+      };
+      for (const name of ['plain', 'orphan-false']) {
+        const made = await s.make(name, 1);
+        await s.client.patch(name, {
+          metadata: {
+            finalizers: ['example.com/hold'],
+            resourceVersion: made.metadata?.resourceVersion,
+          },
+        });
+      }
+      t.after(async () => {
+        for (const name of ['plain', 'orphan-false'])
+          await s.client.patch(name, { metadata: { finalizers: null } }).catch(() => undefined);
+      });
+      assert.equal(await deleteCode('plain'), 200);
+      assert.ok((await s.client.get('plain')).metadata?.deletionTimestamp, 'marked, not gone');
+      assert.equal(
+        await deleteCode('orphan-false', {
+          kind: 'DeleteOptions',
+          apiVersion: 'v1',
+          orphanDependents: false,
+        }),
+        202,
+      );
+      await s.client.patch('plain', { metadata: { finalizers: null } });
+      await assert.rejects(() => s.client.get('plain'), isNotFound);
+    },
+  );
+
+  scenario(
     'a custom resource has no unconditional update: a PUT without metadata.resourceVersion is 422 on metadata.resourceVersion; DELETE of /status is 405 and deletes nothing',
     timeout,
     async (t) => {

@@ -32,7 +32,15 @@ export function raw(
   return new Promise((resolve, reject) => {
     const req = request(
       `${base}${path}`,
-      { method, headers: { 'Content-Type': 'application/json', ...headers } },
+      {
+        method,
+        headers: {
+          'Content-Type': 'application/json',
+          // Node sends a DELETE's body unframed unless told its length.
+          ...(body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
