@@ -102,6 +102,15 @@ export interface TestApiServerOptions {
    * makes a reflector's paged initial list really paged.
    */
   watchCache?: boolean;
+  /**
+   * Run a garbage collector as kube-controller-manager's does (default true): when an
+   * object goes, its dependents (objects naming it in `metadata.ownerReferences`) with no
+   * other owner left are deleted; `propagationPolicy: Foreground` deletes the dependents
+   * first, `Orphan` keeps them and drops their reference. `false`: no collector, as with
+   * envtest or a bare apiextensions-apiserver (a Foreground or Orphan delete then stays
+   * held by its `foregroundDeletion` or `orphan` finalizer).
+   */
+  garbageCollection?: boolean;
 }
 
 /** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
@@ -205,6 +214,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       this.#registry,
       this.#clock,
       options.watchCache ?? true,
+      options.garbageCollection ?? true,
     );
     this.faults = new TestApiServerFaults(this);
     this.#storage.onChange((e) => this.#watches.dispatch(e));

@@ -11,7 +11,13 @@ import { parseLabelSelector } from '../apimachinery/labels.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import { errorMessage } from '../util/errors.js';
 import type { ResourceType } from './registry.js';
-import type { DeleteOpts, ListQuery, ResourceStore, WriteOptions } from './resource_store.js';
+import type {
+  DeleteOpts,
+  ListQuery,
+  PropagationPolicy,
+  ResourceStore,
+  WriteOptions,
+} from './resource_store.js';
 import { badRequest, statusError } from './status.js';
 
 /** The selectors of a list or watch; an empty selector is left out. */
@@ -134,19 +140,22 @@ export function parseDeleteOptions(text: string, q: URLSearchParams): DeleteOpts
   }
   const orphan = q.get('orphanDependents');
   if (orphan === 'true' || orphan === 'false') out.orphanDependents = orphan === 'true';
-  if (text.trim() === '') return out;
+  const policy = q.get('propagationPolicy');
+  if (policy !== null && policy !== '') out.propagationPolicy = policy as PropagationPolicy;
+  if (text.trim() === '') return checkDeleteOptions(out);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (err) {
     throw badRequest(`invalid DeleteOptions: ${errorMessage(err)}`);
   }
-  if (body === null || typeof body !== 'object') return out;
+  if (body === null || typeof body !== 'object') return checkDeleteOptions(out);
   const b = body as {
     preconditions?: { uid?: unknown; resourceVersion?: unknown };
     gracePeriodSeconds?: unknown;
     dryRun?: unknown;
     orphanDependents?: unknown;
+    propagationPolicy?: unknown;
   };
   if (b.preconditions) {
     const pre: { uid?: string; resourceVersion?: string } = {};
@@ -158,5 +167,40 @@ export function parseDeleteOptions(text: string, q: URLSearchParams): DeleteOpts
   if (typeof b.gracePeriodSeconds === 'number') out.gracePeriodSeconds = b.gracePeriodSeconds;
   if (Array.isArray(b.dryRun) && b.dryRun.includes('All')) out.dryRun = true;
   if (typeof b.orphanDependents === 'boolean') out.orphanDependents = b.orphanDependents;
-  return out;
+  if (typeof b.propagationPolicy === 'string') {
+    out.propagationPolicy = b.propagationPolicy as PropagationPolicy;
+  }
+  return checkDeleteOptions(out);
+}
+
+const propagationPolicies: readonly string[] = ['Foreground', 'Background', 'Orphan'];
+
+/** kube-apiserver's DeleteOptions validation of the propagation fields (422). */
+function checkDeleteOptions(opts: DeleteOpts): DeleteOpts {
+  const policy = opts.propagationPolicy;
+  if (policy === undefined) return opts;
+  const invalid = (reason: string, message: string): Error =>
+    statusError(
+      422,
+      'Invalid',
+      `DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: ${message}`,
+      {
+        group: 'meta.k8s.io',
+        kind: 'DeleteOptions',
+        causes: [{ reason, message, field: 'propagationPolicy' }],
+      },
+    );
+  if (!propagationPolicies.includes(policy)) {
+    throw invalid(
+      'FieldValueNotSupported',
+      `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"`,
+    );
+  }
+  if (opts.orphanDependents !== undefined) {
+    throw invalid(
+      'FieldValueInvalid',
+      `Invalid value: "${policy}": orphanDependents and deletionPropagation cannot be both set`,
+    );
+  }
+  return opts;
 }

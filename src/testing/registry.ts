@@ -417,6 +417,11 @@ export class ResourceRegistry {
     return this.#byKey.get(groupResourceKey(group, resource));
   }
 
+  /** The resource stored under a group/resource key (`deployments.apps`, `pods`). */
+  byKey(grKey: string): ResourceType | undefined {
+    return this.#byKey.get(grKey);
+  }
+
   /** The resource served at group/version/resource, if served at that version. */
   lookup(group: string, version: string, resource: string): ResourceType | undefined {
     const t = this.#byKey.get(groupResourceKey(group, resource));

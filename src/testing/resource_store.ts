@@ -11,7 +11,12 @@ import { randomUUID } from 'node:crypto';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import type { ApiError } from '../client/errors.js';
-import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
+import type {
+  ObjectMeta,
+  OwnerReference,
+  StatusCause,
+  UnstructuredObject,
+} from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
@@ -39,6 +44,7 @@ import {
 } from './status.js';
 import type { Storage, StoredObject } from './storage.js';
 import { objectKey } from './storage.js';
+import { OwnerIndex } from './owner_index.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
 import {
   CustomResourceSchemas,
@@ -123,9 +129,14 @@ export interface DeleteOpts {
   gracePeriodSeconds?: number;
   /** Store nothing. */
   dryRun?: boolean;
-  /** The deprecated `orphanDependents` option (only its effect on the answer's status code is modelled). */
+  /** The deprecated `orphanDependents` (true: as `propagationPolicy: Orphan`). */
   orphanDependents?: boolean;
+  /** What happens to the object's dependents (objects naming it in `ownerReferences`). */
+  propagationPolicy?: PropagationPolicy;
 }
+
+/** DeleteOptions' `propagationPolicy`. */
+export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
 /** A list result before rendering. */
 export interface ListResult {
@@ -213,6 +224,8 @@ export class ResourceStore {
   readonly #registry: ResourceRegistry;
   readonly #clock: Clock;
   readonly #watchCache: boolean;
+  /** The owner graph, when the garbage collector is on. */
+  readonly #owners: OwnerIndex | undefined;
 
   /**
    * @param storage - objects; @param registry - resources; @param clock - for timestamps.
@@ -225,11 +238,18 @@ export class ResourceStore {
    */
   readonly writeHooks: WriteHook[] = [];
 
-  constructor(storage: Storage, registry: ResourceRegistry, clock: Clock, watchCache = true) {
+  constructor(
+    storage: Storage,
+    registry: ResourceRegistry,
+    clock: Clock,
+    watchCache = true,
+    garbageCollection = true,
+  ) {
     this.#storage = storage;
     this.#registry = registry;
     this.#clock = clock;
     this.#watchCache = watchCache;
+    this.#owners = garbageCollection ? new OwnerIndex(storage) : undefined;
     // First hooks: later ones see the defaulted (built-ins) or pruned and defaulted
     // (custom resources) object, as kube-apiserver defaults on decode.
     this.writeHooks.push(
@@ -991,8 +1011,136 @@ export class ResourceStore {
       ...obj,
       metadata: { ...obj.metadata },
     });
+    if (this.#owners !== undefined) {
+      const uid = obj.metadata?.uid;
+      if (uid !== undefined) this.#collectDependentsOf(uid);
+      // An owner deleted in the foreground waits for its blocking dependents, this one included.
+      for (const ref of obj.metadata?.ownerReferences ?? []) {
+        const owner = this.#owners.get(ref.uid);
+        if (owner?.obj.metadata?.finalizers?.includes('foregroundDeletion') === true)
+          this.#collectFor(owner);
+      }
+    }
     if (type.namespaced) this.#finishNamespaceIfEmpty(namespace);
     return removed;
+  }
+
+  // ---------------------------------------------------------------- garbage collection
+
+  /**
+   * The garbage collector's work for an object held by its finalizer (`orphan`: its
+   * dependents lose their reference to it; `foregroundDeletion`: its dependents are deleted,
+   * and once none that blocks it is left it goes), as kube-controller-manager's collector
+   * does — here at once, inside the request that caused it.
+   */
+  #collectFor(owner: StoredObject): void {
+    const owners = this.#owners;
+    const uid = owner.obj.metadata?.uid;
+    if (owners === undefined || uid === undefined) return;
+    const finalizers = owner.obj.metadata?.finalizers ?? [];
+    if (finalizers.includes('orphan')) {
+      for (const dep of this.#dependents(uid)) this.#dropOwnerRefs(dep, (r) => r.uid === uid);
+      this.#dropFinalizer(owner, 'orphan');
+      return;
+    }
+    if (!finalizers.includes('foregroundDeletion')) return;
+    for (const dep of this.#dependents(uid)) {
+      const depUid = dep.stored.obj.metadata?.uid;
+      if (dep.stored.obj.metadata?.deletionTimestamp !== undefined) continue;
+      // In the foreground only where there is something below to wait for, as the collector.
+      const below = depUid !== undefined && this.#dependents(depUid).length > 0;
+      this.delete(
+        dep.type,
+        dep.stored.namespace,
+        dep.stored.obj.metadata?.name ?? '',
+        below ? { propagationPolicy: 'Foreground' } : {},
+      );
+    }
+    const current = owners.get(uid);
+    if (current === undefined) return;
+    const blocked = this.#dependents(uid).some((d) =>
+      (d.stored.obj.metadata?.ownerReferences ?? []).some(
+        (r) => r.uid === uid && r.blockOwnerDeletion === true,
+      ),
+    );
+    if (!blocked) this.#dropFinalizer(current, 'foregroundDeletion');
+  }
+
+  /**
+   * After an object is gone: each dependent that has no other owner left is deleted (in the
+   * background); one that still has an owner only loses its references to the missing ones.
+   */
+  #collectDependentsOf(uid: string): void {
+    const owners = this.#owners;
+    if (owners === undefined) return;
+    for (const dep of this.#dependents(uid)) {
+      const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
+      const alive = refs.some((r) => r.uid !== uid && owners.get(r.uid) !== undefined);
+      if (alive) {
+        this.#dropOwnerRefs(dep, (r) => owners.get(r.uid) === undefined);
+      } else if (dep.stored.obj.metadata?.deletionTimestamp === undefined) {
+        this.delete(dep.type, dep.stored.namespace, dep.stored.obj.metadata?.name ?? '');
+      }
+    }
+  }
+
+  /** The stored dependents of an owner, with their resource types. */
+  #dependents(uid: string): { type: ResourceType; stored: StoredObject }[] {
+    const out: { type: ResourceType; stored: StoredObject }[] = [];
+    for (const at of this.#owners?.dependentsOf(uid) ?? []) {
+      const type = this.#registry.byKey(at.grKey);
+      const stored = this.#storage.get(at.grKey, at.key);
+      if (type !== undefined && stored !== undefined) out.push({ type, stored });
+    }
+    return out;
+  }
+
+  #dropOwnerRefs(
+    dep: { type: ResourceType; stored: StoredObject },
+    drop: (ref: OwnerReference) => boolean,
+  ): void {
+    const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
+    const kept = refs.filter((r) => !drop(r));
+    if (kept.length === refs.length) return;
+    const next = clone(dep.stored.obj);
+    const m = (next.metadata ??= {});
+    if (kept.length === 0) delete m.ownerReferences;
+    else m.ownerReferences = kept;
+    this.#storage.commit(
+      'MODIFIED',
+      groupResourceKey(dep.type.group, dep.type.resource),
+      dep.stored.namespace,
+      m.name ?? '',
+      next,
+    );
+  }
+
+  /** Removes one of the collector's finalizers; an object marked for deletion with none left goes. */
+  #dropFinalizer(stored: StoredObject, finalizer: string): void {
+    const type = this.#typeOf(stored);
+    if (type === undefined) return;
+    const next = clone(stored.obj);
+    const m = (next.metadata ??= {});
+    const left = (m.finalizers ?? []).filter((f) => f !== finalizer);
+    if (left.length === 0) delete m.finalizers;
+    else m.finalizers = left;
+    if (m.deletionTimestamp !== undefined && left.length === 0) {
+      this.#remove(type, stored.namespace, next);
+      return;
+    }
+    this.#storage.commit(
+      'MODIFIED',
+      groupResourceKey(type.group, type.resource),
+      stored.namespace,
+      m.name ?? '',
+      next,
+    );
+  }
+
+  #typeOf(stored: StoredObject): ResourceType | undefined {
+    const uid = stored.obj.metadata?.uid;
+    const at = uid === undefined ? undefined : this.#owners?.location(uid);
+    return at === undefined ? undefined : this.#registry.byKey(at.grKey);
   }
 
   /**
@@ -1114,9 +1262,14 @@ export class ResourceStore {
         `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
-    const finalizers = meta.finalizers ?? [];
     const grKey = groupResourceKey(type.group, type.resource);
     if (isNamespaces(type)) return this.#deleteNamespace(existing, opts);
+    // As kube-apiserver's registry: Foreground and Orphan deletes hold the object with the
+    // garbage collector's finalizer (which the collector, when on, then works off).
+    const gcFinalizer = gcFinalizerFor(opts);
+    const held = meta.finalizers ?? [];
+    const addGcFinalizer = gcFinalizer !== undefined && !held.includes(gcFinalizer);
+    const finalizers = addGcFinalizer ? [...held, gcFinalizer] : held;
     let grace = 0;
     if (type.group === '' && type.resource === 'pods') {
       const spec = isObject(existing.obj.spec) ? existing.obj.spec : {};
@@ -1132,21 +1285,28 @@ export class ResourceStore {
       }
     }
     if (finalizers.length > 0 || grace > 0) {
+      const next = clone(existing.obj);
+      const m = (next.metadata ??= {});
+      if (addGcFinalizer) m.finalizers = finalizers;
       if (
         meta.deletionTimestamp !== undefined &&
         (grace === 0 || (meta.deletionGracePeriodSeconds ?? 0) <= grace)
       ) {
         if (grace === 0 && finalizers.length === 0) return this.#commitRemove(type, existing, opts);
-        return existing;
+        if (!addGcFinalizer) return existing;
+      } else {
+        m.deletionTimestamp = new Date(this.#clock.now() + grace * 1000)
+          .toISOString()
+          .replace(/\.\d{3}Z$/, 'Z');
+        m.deletionGracePeriodSeconds = grace;
+        // kube-apiserver counts the start of a graceful deletion as a change of generation.
+        if (typeof m.generation === 'number' && m.generation > 0) m.generation++;
       }
-      const next = clone(existing.obj);
-      const m = (next.metadata ??= {});
-      m.deletionTimestamp = new Date(this.#clock.now() + grace * 1000)
-        .toISOString()
-        .replace(/\.\d{3}Z$/, 'Z');
-      m.deletionGracePeriodSeconds = grace;
       if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
-      return this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
+      const marked = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
+      if (gcFinalizer === undefined || this.#owners === undefined) return marked;
+      this.#collectFor(marked);
+      return this.#storage.get(grKey, marked.key) ?? marked;
     }
     return this.#commitRemove(type, existing, opts);
   }
@@ -1318,6 +1478,14 @@ export class TooLargeResourceVersion extends KubeControllerKitError {
 function allowsUnconditionalUpdate(type: ResourceType): boolean {
   if (type.crdName !== undefined) return false;
   return !(type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions');
+}
+
+/** The garbage collector's finalizer a delete's propagation policy asks for. */
+function gcFinalizerFor(opts: DeleteOpts): string | undefined {
+  const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : undefined);
+  if (policy === 'Foreground') return 'foregroundDeletion';
+  if (policy === 'Orphan') return 'orphan';
+  return undefined;
 }
 
 function isNamespaces(type: ResourceType): boolean {

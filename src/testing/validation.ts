@@ -104,5 +104,48 @@ export function validateObjectMeta(obj: UnstructuredObject, rule: NameRule): Sta
       message: 'Invalid value: must be a list of strings',
     });
   }
+  validateOwnerReferences(meta.ownerReferences, causes);
   return causes;
+}
+
+/**
+ * kube-apiserver's checks of `metadata.ownerReferences` (its field paths carry no index):
+ * apiVersion, kind, name and uid set, at most one controller.
+ */
+function validateOwnerReferences(refs: unknown, causes: StatusCause[]): void {
+  if (refs === undefined || refs === null) return;
+  const field = 'metadata.ownerReferences';
+  if (!Array.isArray(refs) || refs.some((r) => r === null || typeof r !== 'object')) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field,
+      message: 'Invalid value: must be a list of owner references',
+    });
+    return;
+  }
+  const controllers: string[] = [];
+  for (const ref of refs as Record<string, unknown>[]) {
+    const text = (k: string): string => (typeof ref[k] === 'string' ? ref[k] : '');
+    const empty = (k: string, what: string): void => {
+      if (text(k) === '') {
+        causes.push({
+          reason: 'FieldValueInvalid',
+          field: `${field}.${k}`,
+          message: `Invalid value: "": ${what}must not be empty`,
+        });
+      }
+    };
+    empty('apiVersion', 'version ');
+    empty('kind', '');
+    empty('name', '');
+    empty('uid', '');
+    if (ref.controller === true) controllers.push(`${text('kind')}/${text('name')}`);
+  }
+  if (controllers.length > 1) {
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field,
+      message: `Invalid value: ${JSON.stringify(refs)}: Only one reference can have Controller set to true. Found "true" in references for ${controllers.join(' and ')}`,
+    });
+  }
 }

@@ -825,6 +825,53 @@ export function defineScenarios(
   );
 
   scenario(
+    'ownerReferences are validated: apiVersion, kind, name and uid must be set, and at most one reference is the controller (422 with kube-apiserver wording)',
+    timeout,
+    async (t) => {
+      const s = await setup(t, 'ownedwidgets', 'OwnedWidget');
+      if (!s) return;
+      const withRefs = (name: string, ownerReferences: unknown[]) =>
+        s.client.create({
+          ...widget(name, s.ns, s.resource, 1),
+          metadata: { name, namespace: s.ns, ownerReferences } as NonNullable<Widget['metadata']>,
+        });
+      const what = `${s.resource.kind}.${s.resource.group}`;
+      await assert.rejects(
+        () => withRefs('nouid', [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: '' }]),
+        (err) => {
+          assert.ok(err instanceof ApiError, String(err));
+          assert.equal(err.code, 422);
+          assert.equal(
+            err.status.message,
+            `${what} "nouid" is invalid: metadata.ownerReferences.uid: Invalid value: "": must not be empty`,
+          );
+          return true;
+        },
+      );
+      await assert.rejects(
+        () =>
+          withRefs('twoctl', [
+            { apiVersion: 'v1', kind: 'A', name: 'a', uid: 'u1', controller: true },
+            { apiVersion: 'v1', kind: 'B', name: 'b', uid: 'u2', controller: true },
+          ]),
+        (err) => {
+          assert.ok(err instanceof ApiError, String(err));
+          assert.equal(err.code, 422);
+          assert.deepEqual(
+            err.details?.causes?.map((c) => [c.reason, c.field]),
+            [['FieldValueInvalid', 'metadata.ownerReferences']],
+          );
+          assert.match(
+            err.status.message ?? '',
+            /Only one reference can have Controller set to true\. Found "true" in references for A\/a and B\/b$/,
+          );
+          return true;
+        },
+      );
+    },
+  );
+
+  scenario(
     'a delete that only marks its object (a finalizer holds it) answers 200 with the marked object; 202 only when the request set orphanDependents: false',
     timeout,
     async (t) => {
@@ -856,7 +903,15 @@ export function defineScenarios(
           await s.client.patch(name, { metadata: { finalizers: null } }).catch(() => undefined);
       });
       assert.equal(await deleteCode('plain'), 200);
-      assert.ok((await s.client.get('plain')).metadata?.deletionTimestamp, 'marked, not gone');
+      const marked = await s.client.get('plain');
+      assert.ok(marked.metadata?.deletionTimestamp, 'marked, not gone');
+      assert.equal(marked.metadata?.generation, 2, 'marking for deletion bumps generation once');
+      assert.equal(await deleteCode('plain'), 200);
+      assert.equal(
+        (await s.client.get('plain')).metadata?.generation,
+        2,
+        'a second delete does not',
+      );
       assert.equal(
         await deleteCode('orphan-false', {
           kind: 'DeleteOptions',
