@@ -31,17 +31,12 @@ export class OwnerIndex {
     storage.onChange((e) => this.#apply(e));
   }
 
-  /** The stored object with this uid, if any. */
-  get(uid: string): StoredObject | undefined {
+  /** The stored object with this uid and its resource's key, if it is stored. */
+  get(uid: string): { grKey: string; stored: StoredObject } | undefined {
     const at = this.#byUid.get(uid);
     if (at === undefined) return undefined;
     const stored = this.#storage.get(at.grKey, at.key);
-    return stored?.obj.metadata?.uid === uid ? stored : undefined;
-  }
-
-  /** Where the object with this uid is stored, if anywhere. */
-  location(uid: string): ObjectLocation | undefined {
-    return this.#byUid.get(uid);
+    return stored?.obj.metadata?.uid === uid ? { grKey: at.grKey, stored } : undefined;
   }
 
   /** The locations of the objects that name `ownerUid` as an owner. */

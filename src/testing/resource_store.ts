@@ -135,6 +135,12 @@ export interface DeleteOpts {
   propagationPolicy?: PropagationPolicy;
 }
 
+/** A stored object with its resource type (what the garbage collector works on). */
+interface Held {
+  readonly type: ResourceType;
+  readonly stored: StoredObject;
+}
+
 /** DeleteOptions' `propagationPolicy`. */
 export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
 
@@ -1003,7 +1009,6 @@ export class ResourceStore {
   #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {
     const grKey = groupResourceKey(type.group, type.resource);
     const name = obj.metadata?.name ?? '';
-    if (isNamespaces(type)) this.#deleteNamespaceContents(name);
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       this.#deleteCrdObjects(obj);
     }
@@ -1016,8 +1021,8 @@ export class ResourceStore {
       if (uid !== undefined) this.#collectDependentsOf(uid);
       // An owner deleted in the foreground waits for its blocking dependents, this one included.
       for (const ref of obj.metadata?.ownerReferences ?? []) {
-        const owner = this.#owners.get(ref.uid);
-        if (owner?.obj.metadata?.finalizers?.includes('foregroundDeletion') === true)
+        const owner = this.#held(ref.uid);
+        if (owner?.stored.obj.metadata?.finalizers?.includes('foregroundDeletion') === true)
           this.#collectFor(owner);
       }
     }
@@ -1033,11 +1038,11 @@ export class ResourceStore {
    * and once none that blocks it is left it goes), as kube-controller-manager's collector
    * does — here at once, inside the request that caused it.
    */
-  #collectFor(owner: StoredObject): void {
+  #collectFor(owner: Held): void {
     const owners = this.#owners;
-    const uid = owner.obj.metadata?.uid;
+    const uid = owner.stored.obj.metadata?.uid;
     if (owners === undefined || uid === undefined) return;
-    const finalizers = owner.obj.metadata?.finalizers ?? [];
+    const finalizers = owner.stored.obj.metadata?.finalizers ?? [];
     if (finalizers.includes('orphan')) {
       for (const dep of this.#dependents(uid)) this.#dropOwnerRefs(dep, (r) => r.uid === uid);
       this.#dropFinalizer(owner, 'orphan');
@@ -1045,18 +1050,18 @@ export class ResourceStore {
     }
     if (!finalizers.includes('foregroundDeletion')) return;
     for (const dep of this.#dependents(uid)) {
-      const depUid = dep.stored.obj.metadata?.uid;
-      if (dep.stored.obj.metadata?.deletionTimestamp !== undefined) continue;
+      const meta = dep.stored.obj.metadata;
+      if (meta?.deletionTimestamp !== undefined) continue;
       // In the foreground only where there is something below to wait for, as the collector.
-      const below = depUid !== undefined && this.#dependents(depUid).length > 0;
+      const below = meta?.uid !== undefined && owners.dependentsOf(meta.uid).length > 0;
       this.delete(
         dep.type,
         dep.stored.namespace,
-        dep.stored.obj.metadata?.name ?? '',
+        meta?.name ?? '',
         below ? { propagationPolicy: 'Foreground' } : {},
       );
     }
-    const current = owners.get(uid);
+    const current = this.#held(uid);
     if (current === undefined) return;
     const blocked = this.#dependents(uid).some((d) =>
       (d.stored.obj.metadata?.ownerReferences ?? []).some(
@@ -1084,9 +1089,16 @@ export class ResourceStore {
     }
   }
 
+  /** The stored object with this uid, with its resource type. */
+  #held(uid: string): Held | undefined {
+    const found = this.#owners?.get(uid);
+    const type = found === undefined ? undefined : this.#registry.byKey(found.grKey);
+    return type === undefined || found === undefined ? undefined : { type, stored: found.stored };
+  }
+
   /** The stored dependents of an owner, with their resource types. */
-  #dependents(uid: string): { type: ResourceType; stored: StoredObject }[] {
-    const out: { type: ResourceType; stored: StoredObject }[] = [];
+  #dependents(uid: string): Held[] {
+    const out: Held[] = [];
     for (const at of this.#owners?.dependentsOf(uid) ?? []) {
       const type = this.#registry.byKey(at.grKey);
       const stored = this.#storage.get(at.grKey, at.key);
@@ -1095,10 +1107,7 @@ export class ResourceStore {
     return out;
   }
 
-  #dropOwnerRefs(
-    dep: { type: ResourceType; stored: StoredObject },
-    drop: (ref: OwnerReference) => boolean,
-  ): void {
+  #dropOwnerRefs(dep: Held, drop: (ref: OwnerReference) => boolean): void {
     const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
     const kept = refs.filter((r) => !drop(r));
     if (kept.length === refs.length) return;
@@ -1106,41 +1115,33 @@ export class ResourceStore {
     const m = (next.metadata ??= {});
     if (kept.length === 0) delete m.ownerReferences;
     else m.ownerReferences = kept;
-    this.#storage.commit(
-      'MODIFIED',
-      groupResourceKey(dep.type.group, dep.type.resource),
-      dep.stored.namespace,
-      m.name ?? '',
-      next,
-    );
+    this.#commitModified(dep, next);
   }
 
   /** Removes one of the collector's finalizers; an object marked for deletion with none left goes. */
-  #dropFinalizer(stored: StoredObject, finalizer: string): void {
-    const type = this.#typeOf(stored);
-    if (type === undefined) return;
-    const next = clone(stored.obj);
+  #dropFinalizer(held: Held, finalizer: string): void {
+    const next = clone(held.stored.obj);
     const m = (next.metadata ??= {});
     const left = (m.finalizers ?? []).filter((f) => f !== finalizer);
     if (left.length === 0) delete m.finalizers;
     else m.finalizers = left;
     if (m.deletionTimestamp !== undefined && left.length === 0) {
-      this.#remove(type, stored.namespace, next);
+      this.#remove(held.type, held.stored.namespace, next);
       return;
     }
+    this.#commitModified(held, next);
+  }
+
+  /** Stores the collector's change to an object (no field manager: it writes directly). */
+  #commitModified(held: Held, next: UnstructuredObject): void {
+    const { type, stored } = held;
     this.#storage.commit(
       'MODIFIED',
       groupResourceKey(type.group, type.resource),
       stored.namespace,
-      m.name ?? '',
+      next.metadata?.name ?? '',
       next,
     );
-  }
-
-  #typeOf(stored: StoredObject): ResourceType | undefined {
-    const uid = stored.obj.metadata?.uid;
-    const at = uid === undefined ? undefined : this.#owners?.location(uid);
-    return at === undefined ? undefined : this.#registry.byKey(at.grKey);
   }
 
   /**
@@ -1210,19 +1211,6 @@ export class ResourceStore {
     const t = this.#registry.byGroupResource('', 'namespaces');
     if (t === undefined) throw new KubeControllerKitError('namespaces are not served');
     return t;
-  }
-
-  #deleteNamespaceContents(ns: string): void {
-    for (const t of this.#registry.all()) {
-      if (!t.namespaced) continue;
-      const grKey = groupResourceKey(t.group, t.resource);
-      for (const o of this.#storage.list(grKey, ns)) {
-        this.#storage.commit('DELETED', grKey, ns, o.obj.metadata?.name ?? '', {
-          ...o.obj,
-          metadata: { ...o.obj.metadata },
-        });
-      }
-    }
   }
 
   #deleteCrdObjects(crd: UnstructuredObject): void {
@@ -1305,7 +1293,7 @@ export class ResourceStore {
       if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
       const marked = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
       if (gcFinalizer === undefined || this.#owners === undefined) return marked;
-      this.#collectFor(marked);
+      this.#collectFor({ type, stored: marked });
       return this.#storage.get(grKey, marked.key) ?? marked;
     }
     return this.#commitRemove(type, existing, opts);
