@@ -3,28 +3,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
+import { makeCrd } from '../dynamic/helpers.js';
 import { raw, RawWatch, until } from './helpers.js';
 
-const gadgetsCrd = {
-  apiVersion: 'apiextensions.k8s.io/v1',
-  kind: 'CustomResourceDefinition',
-  metadata: { name: 'gadgets.example.com' },
-  spec: {
-    group: 'example.com',
-    scope: 'Namespaced',
-    names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-        },
-      },
-    ],
-  },
-};
+const gadgetsCrd = makeCrd('gadgets', 'Gadget');
 
 describe('test API server (watches of a deleted CRD)', () => {
   let server: TestApiServer;
