@@ -36,13 +36,46 @@ export interface ShardDecisionInput {
  * - `cancelDrain`: the ring gives the object back to the shard that was draining it.
  */
 export type ShardDecision =
-  | { readonly action: 'none' }
-  | { readonly action: 'wait'; readonly from: string }
-  | { readonly action: 'unassign' }
-  | { readonly action: 'assign'; readonly to: string }
-  | { readonly action: 'move'; readonly from: string; readonly to: string }
-  | { readonly action: 'drain'; readonly from: string; readonly to: string }
-  | { readonly action: 'cancelDrain' };
+  | {
+      /** Nothing to do. */
+      readonly action: 'none';
+    }
+  | {
+      /** Wait for the live shard to release the object. */
+      readonly action: 'wait';
+      /** The shard asked to release it. */
+      readonly from: string;
+    }
+  | {
+      /** Remove the shard and drain labels. */
+      readonly action: 'unassign';
+    }
+  | {
+      /** Give an object without a (live) shard label its shard. */
+      readonly action: 'assign';
+      /** The shard it gets. */
+      readonly to: string;
+    }
+  | {
+      /** Relabel the object at once. */
+      readonly action: 'move';
+      /** The shard it leaves (dead, or live for a controlled object). */
+      readonly from: string;
+      /** The shard it gets. */
+      readonly to: string;
+    }
+  | {
+      /** Set the drain label. */
+      readonly action: 'drain';
+      /** The live shard asked to release the object. */
+      readonly from: string;
+      /** The shard the ring gives it. */
+      readonly to: string;
+    }
+  | {
+      /** Remove the drain label: the object stays where it is. */
+      readonly action: 'cancelDrain';
+    };
 
 const NONE: ShardDecision = { action: 'none' };
 const UNASSIGN: ShardDecision = { action: 'unassign' };
