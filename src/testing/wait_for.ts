@@ -91,7 +91,8 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(signal?.reason);
+      const reason: unknown = signal?.reason;
+      reject(reason instanceof Error ? reason : new Error(String(reason)));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

@@ -37,7 +37,7 @@ describe('waitFor', () => {
     );
     assert.deepEqual(got, { n: 5 });
     // A check that only asserts (returns void → undefined) would never pass: use a value.
-    assert.equal(await waitFor(async () => 0 === 0 && 'done'), 'done');
+    assert.equal(await waitFor(async () => n === 5 && 'done'), 'done');
   });
 
   test('a timeout is a WaitForTimeoutError naming what was awaited and the last failure', async () => {
@@ -100,8 +100,9 @@ describe('waitFor', () => {
       });
       assert.equal(made.spec.schedule, '0 3 * * *');
       const got: Backup | undefined = server.get<Backup>(backups, 'nightly', 'default');
-      assert.equal(got?.metadata?.name, 'nightly');
-      server.update<Backup>(backups, { ...got!, status: { phase: 'Done' } });
+      assert.ok(got);
+      assert.equal(got.metadata?.name, 'nightly');
+      server.update<Backup>(backups, { ...got, status: { phase: 'Done' } });
       const listed: Backup[] = server.list<Backup>(backups, 'default');
       assert.equal(listed[0]?.status?.phase, 'Done');
       const phase = await waitFor(() => server.get<Backup>(backups, 'nightly')?.status?.phase);
