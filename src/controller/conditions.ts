@@ -37,17 +37,21 @@ export interface ConditionInput {
   /** A CamelCase reason for the last transition, e.g. `DeploymentAvailable`. */
   reason: string;
   /** A human-readable message (default `''`). */
-  message?: string;
-  /** The `metadata.generation` the condition was computed from. */
-  observedGeneration?: number;
+  message?: string | undefined;
+  /**
+   * The `metadata.generation` the condition was computed from (`undefined` leaves it out,
+   * so `observedGeneration: obj.metadata?.generation` compiles under
+   * `exactOptionalPropertyTypes`).
+   */
+  observedGeneration?: number | undefined;
   /** When the status last changed (RFC 3339); default: now, from the clock. */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | undefined;
 }
 
 /** Options of {@link setStatusCondition}. */
 export interface SetStatusConditionOptions {
   /** Source of "now" for `lastTransitionTime` (default the real clock). */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 /** metav1.Time's wire form: RFC 3339 in UTC with whole seconds. */
