@@ -7,10 +7,11 @@
 // A block that is deliberately partial is skipped when the line before its fence is
 // `<!-- snippet: skip -->`; a block may assume names declared by the line
 // `<!-- snippet: declare const app: Application; … -->` before it (TypeScript, inserted at
-// its top). Usage: node scripts/check-doc-snippets.mjs   (exit 1 on a type error)
+// its top). Names the guides assume from their text (`kc`, `signal`, `app`, …) are declared
+// in scripts/doc-snippets-context.d.ts.txt. Usage: node scripts/check-doc-snippets.mjs   (exit 1 on a type error)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -26,13 +27,17 @@ export function extractBlocks(markdown) {
     const indent = open[1].length;
     const body = [];
     let j = i + 1;
-    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]); j++) body.push(lines[j].slice(indent));
-    const before = i > 0 ? lines[i - 1].trim() : '';
+    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]); j++)
+      body.push(lines[j].slice(indent));
+    let k = i - 1;
+    while (k >= 0 && lines[k].trim() === '') k--;
+    const before = k >= 0 ? lines[k].trim() : '';
     const directive = /^<!--\s*snippet:\s*(.*?)\s*-->$/.exec(before)?.[1] ?? '';
     blocks.push({
       line: i + 1,
       code: body.join('\n'),
       skip: directive === 'skip',
+      file: directive.startsWith('file ') ? directive.slice(5).trim() : '',
       declare: directive.startsWith('declare ') || directive.startsWith('import ') ? directive : '',
     });
     i = j;
@@ -41,7 +46,12 @@ export function extractBlocks(markdown) {
 }
 
 function main() {
-  const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((n) => n.endsWith('.md'))
+      .map((n) => `docs/${n}`),
+  ];
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   const written = [];
@@ -53,8 +63,12 @@ function main() {
         skipped++;
         continue;
       }
-      const name = `${file.replace(/[/.]/g, '_')}_L${b.line}.ts`;
-      // The directive goes on the first line so that reported lines stay close to the block's.
+      const doc = file.replace(/[/.]/g, '_');
+      // A block that is a file of a guide's project keeps its path (its relative imports
+      // resolve); any other block is a module of its own.
+      const name = b.file !== '' ? join(doc, b.file) : `${doc}_L${b.line}.ts`;
+      if (!name.endsWith('.ts')) continue;
+      mkdirSync(dirname(join(out, name)), { recursive: true });
       const header = `// ${file}:${b.line}\n${b.declare}\n`;
       writeFileSync(join(out, name), `${header}${b.code}\nexport {};\n`);
       written.push({ name, file, line: b.line });
@@ -83,9 +97,10 @@ function main() {
         'kube-controller-kit/codegen': [relative(out, join(root, 'src/codegen/index.ts'))],
       },
     },
-    include: ['*.ts'],
+    include: ['**/*.ts'],
   };
   writeFileSync(join(out, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+  copyFileSync(join(root, 'scripts', 'doc-snippets-context.d.ts.txt'), join(out, 'context.d.ts'));
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', join(out, 'tsconfig.json')], {
     cwd: out,
@@ -95,14 +110,18 @@ function main() {
     .split('\n')
     .filter((l) => !l.startsWith('../../src/'))
     .join('\n');
+  rmSync(out, { recursive: true, force: true });
   if (r.status !== 0) {
     process.stderr.write(report);
     process.stderr.write(
-      `\ndoc snippets: type errors above (files in ${relative(root, out)}/ are named <doc>_L<line of the fence>)\n`,
+      `\ndoc snippets: type errors above (each file is named <doc>_L<line of its fence>, or <doc>/<path> for a guide's file)\n`,
     );
     process.exit(1);
   }
-  console.log(`doc snippets: ${written.length} TypeScript blocks type-check (${skipped} marked skip)`);
+  console.log(
+    `doc snippets: ${written.length} TypeScript blocks type-check (${skipped} marked skip)`,
+  );
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url))
+  main();
