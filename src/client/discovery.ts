@@ -8,8 +8,15 @@
  * with a {@link NoMatchError} (a CRD installed a moment ago is found); {@link
  * Discovery.invalidate} drops the cache.
  *
+ * Looking through every group (a resource name without a group, or
+ * {@link Discovery.preferredResources}) asks for one document per group-version; at most
+ * {@link DiscoveryOptions.concurrency} of those requests are in flight at once (p-limit),
+ * so a cluster with a hundred API groups is not sent a hundred requests in one burst.
+ *
  * @module
  */
+import pLimit from 'p-limit';
+import type { LimitFunction } from 'p-limit';
 import { NoMatchError, isNotFound } from './errors.js';
 import type { Transport } from './transport.js';
 import type { ApiResource } from './types.js';
@@ -63,6 +70,18 @@ interface ApiResourceListDoc {
   }[];
 }
 
+/** Options of {@link Discovery}. */
+export interface DiscoveryOptions {
+  /**
+   * At most this many group-version documents are requested at once (default
+   * {@link DEFAULT_DISCOVERY_CONCURRENCY}).
+   */
+  concurrency?: number;
+}
+
+/** Group-version documents requested at once by default. */
+export const DEFAULT_DISCOVERY_CONCURRENCY = 8;
+
 function gvKey(group: string, version: string): string {
   return group === '' ? version : `${group}/${version}`;
 }
@@ -72,10 +91,40 @@ export class Discovery {
   readonly #transport: Transport;
   #groups: Promise<DiscoveredGroup[]> | undefined;
   readonly #resources = new Map<string, Promise<DiscoveredResource[]>>();
+  readonly #limit: LimitFunction;
 
-  /** @param transport - the transport of the API server to ask. */
-  constructor(transport: Transport) {
+  /**
+   * @param transport - the transport of the API server to ask.
+   * @param options - how many documents to request at once.
+   * @throws RangeError when `concurrency` is not a positive integer.
+   */
+  constructor(transport: Transport, options: DiscoveryOptions = {}) {
     this.#transport = transport;
+    const concurrency = options.concurrency ?? DEFAULT_DISCOVERY_CONCURRENCY;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new RangeError(
+        `Discovery concurrency must be a positive integer, got ${String(concurrency)}`,
+      );
+    }
+    this.#limit = pLimit(concurrency);
+  }
+
+  /**
+   * The resources of the preferred version of every group the server serves (client-go's
+   * `ServerPreferredResources`), core group first, in the server's order. The group-version
+   * documents are requested in parallel, at most `concurrency` at once.
+   */
+  async preferredResources(signal?: AbortSignal): Promise<DiscoveredResource[]> {
+    const groups = await this.groups(signal);
+    const lists = await Promise.all(
+      groups.map((g) => {
+        const preferred = g.versions[0];
+        return preferred === undefined
+          ? Promise.resolve([])
+          : this.resources(g.name, preferred, signal);
+      }),
+    );
+    return lists.flat();
   }
 
   /** Drops every cached document; the next lookup asks the server again. */
@@ -227,7 +276,9 @@ export class Discovery {
     const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
     let doc: ApiResourceListDoc;
     try {
-      doc = await this.#transport.request<ApiResourceListDoc>({ method: 'GET', path, signal });
+      doc = await this.#limit(() =>
+        this.#transport.request<ApiResourceListDoc>({ method: 'GET', path, signal }),
+      );
     } catch (err) {
       if (isNotFound(err)) return [];
       throw err;

@@ -31,8 +31,13 @@ export type {
   WriteOptions,
 } from './resource_client.js';
 export * from './builtins.js';
-export { Discovery } from './discovery.js';
-export type { DiscoveredGroup, DiscoveredResource, GroupVersionKind } from './discovery.js';
+export { Discovery, DEFAULT_DISCOVERY_CONCURRENCY } from './discovery.js';
+export type {
+  DiscoveredGroup,
+  DiscoveredResource,
+  DiscoveryOptions,
+  GroupVersionKind,
+} from './discovery.js';
 export { decodeWatchStream } from './watch_decoder.js';
 export type { BufferedWatchIterator } from './watch_decoder.js';
 export { redactUrl, redactHeaders, REDACTED } from './redact.js';

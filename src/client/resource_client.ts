@@ -162,6 +162,11 @@ function listQuery(
   return q;
 }
 
+/** `group/version`, or `version` for the core group. */
+function apiVersionOf(resource: ApiResource<unknown>): string {
+  return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;
+}
+
 function writeQuery(options: WriteOptions | undefined): QueryParams {
   return {
     dryRun: options?.dryRun === true ? 'All' : undefined,
@@ -222,7 +227,9 @@ export class ResourceClient<T extends KubeObject> {
   /**
    * A metadata-only view of the same resource: get, list and watch return
    * PartialObjectMetadata (client-go's metadata client Accept header), which is much
-   * smaller than full objects.
+   * smaller than full objects. Each object carries this resource's `apiVersion` and `kind`
+   * (not `meta.k8s.io/v1` `PartialObjectMetadata` as the server sends it), so references
+   * and Events built from it point at the real object.
    */
   metadata(): ResourceClient<PartialObjectMetadata> {
     return this.#derive<PartialObjectMetadata>(this.resource, this.namespaceName, true);
@@ -240,6 +247,22 @@ export class ResourceClient<T extends KubeObject> {
     );
     made.#metadataOnly = metadataOnly;
     return made;
+  }
+
+  /**
+   * A metadata-only client's object with the apiVersion and kind of the resource it came
+   * from (the server sends every one as `meta.k8s.io/v1` `PartialObjectMetadata`), so that
+   * references, owner references and events built from it name the real object, as
+   * controller-runtime's metadata client does. Any other client's object is returned as is.
+   */
+  #retyped<O>(obj: O): O {
+    if (!this.#metadataOnly || typeof obj !== 'object' || obj === null) return obj;
+    const kind = this.resource.kind;
+    if (kind === '') return obj;
+    const o = obj as KubeObject;
+    o.apiVersion = apiVersionOf(this.resource);
+    o.kind = kind;
+    return obj;
   }
 
   #resourceName(): string {
@@ -311,13 +334,14 @@ export class ResourceClient<T extends KubeObject> {
 
   /** Reads one object. @throws ApiError (404 NotFound when it does not exist). */
   async get(name: string, options: RequestOptions = {}): Promise<T> {
-    return this.transport.request<T>({
+    const obj = await this.transport.request<T>({
       method: 'GET',
       path: this.#path(this.#namespaceForName(name), name),
       accept: this.#metadataOnly ? metadataAcceptOne : 'application/json',
       signal: options.signal,
       timeoutMs: options.timeoutMs,
     });
+    return this.#retyped(obj);
   }
 
   /** Reads one object through its `status` subresource. */
@@ -335,7 +359,7 @@ export class ResourceClient<T extends KubeObject> {
    * is not scoped.
    */
   async list(options?: ListOptions, request: RequestOptions = {}): Promise<ObjectList<T>> {
-    return this.transport.request<ObjectList<T>>({
+    const list = await this.transport.request<ObjectList<T>>({
       method: 'GET',
       path: this.#path(this.namespaceName),
       query: listQuery(options, false),
@@ -343,6 +367,10 @@ export class ResourceClient<T extends KubeObject> {
       signal: request.signal,
       timeoutMs: request.timeoutMs,
     });
+    if (this.#metadataOnly && Array.isArray(list.items)) {
+      for (const item of list.items) this.#retyped(item);
+    }
+    return list;
   }
 
   /**
@@ -412,7 +440,13 @@ export class ResourceClient<T extends KubeObject> {
       accept: this.#metadataOnly ? metadataAcceptOne : 'application/json',
       signal: request.signal,
     });
-    return decodeWatchStream<T>(open.body, () => open.close(), open.context, request.signal);
+    return decodeWatchStream<T>(
+      open.body,
+      () => open.close(),
+      open.context,
+      request.signal,
+      this.#metadataOnly ? (object) => this.#retyped(object) : undefined,
+    );
   }
 
   /** Creates an object; the namespace comes from the scope or the object. */
@@ -469,7 +503,7 @@ export class ResourceClient<T extends KubeObject> {
         `server-side apply of ${this.#resourceName()} "${name}" needs a fieldManager; pass { fieldManager: 'my-controller' }`,
       );
     }
-    return this.transport.request<T>({
+    const patched = await this.transport.request<T>({
       method: 'PATCH',
       path: this.#path(this.#namespaceForName(name), name, options.subresource),
       query: {
@@ -482,6 +516,7 @@ export class ResourceClient<T extends KubeObject> {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
     });
+    return this.#retyped(patched);
   }
 
   /**

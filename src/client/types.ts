@@ -91,11 +91,17 @@ export interface UnstructuredObject extends KubeObject {
   [field: string]: unknown;
 }
 
-/** PartialObjectMetadata (meta.k8s.io/v1): only the envelope, as metadata-only requests return. */
+/**
+ * PartialObjectMetadata (meta.k8s.io/v1): only the envelope, as metadata-only requests
+ * return. The server sends each object as `meta.k8s.io/v1` `PartialObjectMetadata`; the
+ * metadata-only client (and so every metadata-only informer, lister and list) gives it
+ * the `apiVersion` and `kind` of the resource it was read from, so that `getReference`,
+ * owner references and Events name the real object.
+ */
 export interface PartialObjectMetadata extends KubeObject {
-  /** Always `meta.k8s.io/v1`. */
+  /** The resource's `group/version` (e.g. `v1` for a ConfigMap), set by the client. */
   apiVersion?: string;
-  /** Always `PartialObjectMetadata`. */
+  /** The resource's kind (e.g. `ConfigMap`), set by the client. */
   kind?: string;
 }
 

@@ -60,6 +60,7 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
   readonly #close: () => void;
   readonly #context: string;
   readonly #signal: AbortSignal | undefined;
+  readonly #retype: ((object: Record<string, unknown>) => void) | undefined;
   #queue: WatchEvent<T>[] = [];
   #head = 0;
   /** The bytes of an unfinished line, as received (joined once its newline arrives). */
@@ -78,11 +79,18 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     | undefined;
   readonly #cleanup: () => void;
 
-  constructor(body: Readable, close: () => void, context: string, signal: AbortSignal | undefined) {
+  constructor(
+    body: Readable,
+    close: () => void,
+    context: string,
+    signal: AbortSignal | undefined,
+    retype: ((object: Record<string, unknown>) => void) | undefined,
+  ) {
     this.#body = body;
     this.#close = close;
     this.#context = context;
     this.#signal = signal;
+    this.#retype = retype;
     const onData = (chunk: Buffer): void => this.#onData(chunk);
     body.on('data', onData);
     const stopWatching = finished(body, (err) => {
@@ -173,7 +181,7 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
       const text = this.#takePending().toString('utf8').trim();
       if (text !== '') {
         try {
-          this.#queue.push(parseLine<T>(this.#context, text, this.#line + 1, this.#pendingOffset));
+          this.#push(parseLine<T>(this.#context, text, this.#line + 1, this.#pendingOffset));
         } catch (err) {
           this.#fail(err);
           return;
@@ -182,6 +190,14 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     }
     this.#ended = true;
     this.#wake();
+  }
+
+  /** Queues one decoded event, its object retyped first (never an ERROR event's Status). */
+  #push(event: WatchEvent<T>): void {
+    if (this.#retype !== undefined && event.type !== 'ERROR') {
+      this.#retype(event.object as Record<string, unknown>);
+    }
+    this.#queue.push(event);
   }
 
   /** The bytes of the unfinished line, joined, and forgets them. */
@@ -198,9 +214,7 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     if (end > start && buf[end - 1] === 0x0d) end--;
     this.#line++;
     if (end > start) {
-      this.#queue.push(
-        parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, offset),
-      );
+      this.#push(parseLine<T>(this.#context, buf.toString('utf8', start, end), this.#line, offset));
     }
   }
 
@@ -258,12 +272,15 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
  * @param close - closes the connection; called when the iteration ends for any reason.
  * @param context - `METHOD /path` (redacted) for error messages.
  * @param signal - when aborted, the iteration ends without an error.
+ * @param retype - called on the object of every event but `ERROR`, before it is handed
+ *   out (the metadata-only client sets the resource's apiVersion and kind here).
  */
 export function decodeWatchStream<T>(
   body: Readable,
   close: () => void,
   context: string,
   signal?: AbortSignal,
+  retype?: (object: Record<string, unknown>) => void,
 ): BufferedWatchIterator<T> {
-  return new WatchEventIterator<T>(body, close, context, signal);
+  return new WatchEventIterator<T>(body, close, context, signal, retype);
 }

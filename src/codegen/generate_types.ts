@@ -169,8 +169,73 @@ async function generateVersion(
     ),
   );
   const body = parts.map((p) => p.trim()).join('\n\n');
-  const text = `${header(crd, version, command, importFrom)}\n${body}\n\n${footer(crd, version)}`;
+  // The list interface extends ObjectList, whose envelope fields stay as they are.
+  // Formatted first, so that each property starts its own line; then optionals take
+  // `| undefined` and the result is formatted again.
+  const types = await format(body, { ...STYLE, parser: 'typescript' });
+  const text = `${header(crd, version, command, importFrom)}\n${allowUndefinedInOptionals(types, crd.kind)}\n\n${footer(crd, version)}`;
   return format(text, { ...STYLE, parser: 'typescript' });
+}
+
+const OPTIONAL_PROPERTY =
+  /^\s*(?:readonly\s+)?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|[A-Za-z_$][\w$]*)\?:/;
+
+/** Net count of opening brackets on a line of code (comments and strings ignored). */
+function bracketDepth(line: string): number {
+  const code = line.replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"/g, "''");
+  let depth = 0;
+  for (const ch of code) {
+    if (ch === '{' || ch === '(' || ch === '[') depth++;
+    else if (ch === '}' || ch === ')' || ch === ']') depth--;
+  }
+  return depth;
+}
+
+/**
+ * Every optional property `name?: T;` becomes `name?: T | undefined;`, so the generated types
+ * fit code compiled with `exactOptionalPropertyTypes` (an optional field read from one object
+ * can be written to another: `status.observedGeneration = obj.metadata?.generation`), as
+ * the API's own types (`@kubernetes/client-node`) allow. A property whose type spans lines
+ * (an inline object, a long union) gets it after its last line. The envelope of the
+ * resource's own interface (`apiVersion`, `kind`, `metadata`) stays as it is, so the type
+ * still fits `KubeObject`.
+ */
+function allowUndefinedInOptionals(source: string, rootKind: string): string {
+  const lines = source.split('\n');
+  let inComment = false;
+  let inRoot = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const trimmed = line.trim();
+    const opened = /^export interface (\w+)/.exec(trimmed);
+    if (opened !== null) inRoot = opened[1] === rootKind;
+    if (inRoot && /^\s{0,2}(apiVersion|kind|metadata)\?:/.test(line)) continue;
+    if (inComment) {
+      if (trimmed.includes('*/')) inComment = false;
+      continue;
+    }
+    if (trimmed.startsWith('/*')) {
+      if (!trimmed.includes('*/')) inComment = true;
+      continue;
+    }
+    if (trimmed.startsWith('//') || !OPTIONAL_PROPERTY.test(line)) continue;
+    // Find the line that ends this property's type: brackets balanced, ending in `;`.
+    let depth = 0;
+    let end = i;
+    for (; end < lines.length; end++) {
+      const l = lines[end]!;
+      const t = l.trim();
+      if (end > i && (t.startsWith('*') || t.startsWith('/*') || t.startsWith('//'))) continue;
+      depth += bracketDepth(l);
+      if (depth <= 0 && t.endsWith(';')) break;
+    }
+    if (end >= lines.length) continue;
+    const last = lines[end]!;
+    if (!/\|\s*undefined;\s*$/.test(last)) {
+      lines[end] = last.replace(/;\s*$/, ' | undefined;');
+    }
+  }
+  return lines.join('\n');
 }
 
 /** The default header command for a set of inputs. */

@@ -21,6 +21,26 @@ import { realClock } from '../util/clock.js';
 /** A status condition in its wire form (metav1.Condition). */
 export type Condition = Serialized<V1Condition>;
 
+/**
+ * Any condition type these helpers work on: {@link Condition}, or a condition of a generated
+ * type, whose optional `observedGeneration` may hold `undefined`
+ * (`exactOptionalPropertyTypes`) and whose `status` may be a union of literals.
+ */
+export interface ConditionLike {
+  /** The condition type. */
+  type: string;
+  /** `True`, `False` or `Unknown`. */
+  status: string;
+  /** A CamelCase reason for the last transition. */
+  reason: string;
+  /** A human-readable message. */
+  message: string;
+  /** When the status last changed (RFC 3339). */
+  lastTransitionTime: string;
+  /** The `metadata.generation` the condition was computed from. */
+  observedGeneration?: number | undefined;
+}
+
 /** The status of a condition: `True`, `False` or `Unknown`. */
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 
@@ -37,17 +57,21 @@ export interface ConditionInput {
   /** A CamelCase reason for the last transition, e.g. `DeploymentAvailable`. */
   reason: string;
   /** A human-readable message (default `''`). */
-  message?: string;
-  /** The `metadata.generation` the condition was computed from. */
-  observedGeneration?: number;
+  message?: string | undefined;
+  /**
+   * The `metadata.generation` the condition was computed from (`undefined` leaves it out,
+   * so `observedGeneration: obj.metadata?.generation` compiles under
+   * `exactOptionalPropertyTypes`).
+   */
+  observedGeneration?: number | undefined;
   /** When the status last changed (RFC 3339); default: now, from the clock. */
-  lastTransitionTime?: string;
+  lastTransitionTime?: string | undefined;
 }
 
 /** Options of {@link setStatusCondition}. */
 export interface SetStatusConditionOptions {
   /** Source of "now" for `lastTransitionTime` (default the real clock). */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 /** metav1.Time's wire form: RFC 3339 in UTC with whole seconds. */
@@ -56,10 +80,10 @@ export function formatConditionTime(ms: number): string {
 }
 
 /** The condition of type `conditionType`, or undefined (apimachinery `FindStatusCondition`). */
-export function findStatusCondition(
-  conditions: readonly Condition[] | undefined,
+export function findStatusCondition<C extends ConditionLike = Condition>(
+  conditions: readonly C[] | undefined,
   conditionType: string,
-): Condition | undefined {
+): C | undefined {
   return conditions?.find((c) => c.type === conditionType);
 }
 
@@ -77,7 +101,7 @@ export function findStatusCondition(
  * ```
  */
 export function setStatusCondition(
-  conditions: Condition[],
+  conditions: ConditionLike[],
   newCondition: ConditionInput,
   options: SetStatusConditionOptions = {},
 ): boolean {
@@ -128,7 +152,7 @@ function nonEmpty(s: string | undefined): string | undefined {
  * Removes the condition of type `conditionType` (in place); returns true when one was
  * removed (apimachinery `RemoveStatusCondition`).
  */
-export function removeStatusCondition(conditions: Condition[], conditionType: string): boolean {
+export function removeStatusCondition(conditions: ConditionLike[], conditionType: string): boolean {
   const i = conditions.findIndex((c) => c.type === conditionType);
   if (i < 0) return false;
   conditions.splice(i, 1);
@@ -137,7 +161,7 @@ export function removeStatusCondition(conditions: Condition[], conditionType: st
 
 /** True when the condition is present with status `True`. */
 export function isStatusConditionTrue(
-  conditions: readonly Condition[] | undefined,
+  conditions: readonly ConditionLike[] | undefined,
   conditionType: string,
 ): boolean {
   return isStatusConditionPresentAndEqual(conditions, conditionType, 'True');
@@ -145,7 +169,7 @@ export function isStatusConditionTrue(
 
 /** True when the condition is present with status `False`. */
 export function isStatusConditionFalse(
-  conditions: readonly Condition[] | undefined,
+  conditions: readonly ConditionLike[] | undefined,
   conditionType: string,
 ): boolean {
   return isStatusConditionPresentAndEqual(conditions, conditionType, 'False');
@@ -153,7 +177,7 @@ export function isStatusConditionFalse(
 
 /** True when the condition is present with exactly this status. */
 export function isStatusConditionPresentAndEqual(
-  conditions: readonly Condition[] | undefined,
+  conditions: readonly ConditionLike[] | undefined,
   conditionType: string,
   status: ConditionStatus | (string & {}),
 ): boolean {

@@ -60,6 +60,7 @@ export {
 export type {
   Condition,
   ConditionInput,
+  ConditionLike,
   ConditionStatus,
   SetStatusConditionOptions,
 } from './conditions.js';

@@ -4,6 +4,7 @@
  * @module
  */
 export { LeaderElector } from './leader_elector.js';
+export type { LeaderElectorEvents } from './leader_elector.js';
 export {
   validateLeaderElectionConfig,
   DEFAULT_LEASE_DURATION_MS,

@@ -21,8 +21,14 @@
  *   lease and calls `onStoppedLeading`;
  * - a rejection from `onStartedLeading` gives up leadership and is rethrown by `run()`.
  *
+ * Besides the callbacks (which drive the guarded work), observers subscribe to typed
+ * lifecycle events with {@link LeaderElector.on}: `startedLeading`, `stoppedLeading` (with
+ * the reason) and `newLeader`. Any number of listeners; one that throws is logged and
+ * never disturbs the election.
+ *
  * @module
  */
+import { EventEmitter } from 'eventemitter3';
 import { isConflict, isNotFound } from '../client/errors.js';
 import { jitter } from '../util/backoff.js';
 import { realClock } from '../util/clock.js';
@@ -41,6 +47,19 @@ import type { LeadershipLostReason } from './errors.js';
 import type { LeaderElectionRecord } from './lease_lock.js';
 import type { LeaderElectionMetricsProvider } from './metrics.js';
 import { formatMicroTime } from '../apimachinery/micro_time.js';
+
+/**
+ * The lifecycle events of a {@link LeaderElector}, each with its listener's arguments.
+ * Subscribe with {@link LeaderElector.on}.
+ */
+export interface LeaderElectorEvents {
+  /** This candidate acquired the lease; `onStartedLeading` is about to run. */
+  startedLeading: [identity: string];
+  /** This candidate stopped leading (it had started), and why. */
+  stoppedLeading: [reason: LeadershipLostReason];
+  /** The holder of the lease, as last observed, changed (`''`: nobody holds it). */
+  newLeader: [identity: string];
+}
 
 const emptyRecord: LeaderElectionRecord = Object.freeze({
   holderIdentity: '',
@@ -80,6 +99,7 @@ export class LeaderElector {
   #leading = false;
   #running = false;
   readonly #pending = new Set<Promise<void>>();
+  readonly #events = new EventEmitter<LeaderElectorEvents>();
 
   /**
    * @param config - the lock, durations and callbacks.
@@ -91,6 +111,37 @@ export class LeaderElector {
     this.#logger = toLogger(config.logger ?? defaultLogger);
     this.#random = config.random ?? Math.random;
     this.#metrics = config.metrics;
+  }
+
+  /**
+   * Calls `listener` on every `event` from now on (see {@link LeaderElectorEvents});
+   * listeners run synchronously where the elector reaches that point, in the order they
+   * were added. A listener that throws is logged and the election goes on.
+   *
+   * @returns a function that removes the listener.
+   *
+   * @example
+   * ```ts
+   * const off = elector.on('stoppedLeading', (reason) => logger.warn('lost the lease', { reason }));
+   * ```
+   */
+  on<E extends keyof LeaderElectorEvents>(
+    event: E,
+    listener: (...args: LeaderElectorEvents[E]) => void,
+  ): () => void {
+    const guarded = (...args: LeaderElectorEvents[E]): void => {
+      try {
+        listener(...args);
+      } catch (err) {
+        this.#logger.error(`a ${event} listener failed`, {
+          lease: this.#config.name,
+          error: err,
+        });
+      }
+    };
+    const fn = guarded as EventEmitter.EventListener<LeaderElectorEvents, E>;
+    this.#events.on(event, fn);
+    return () => void this.#events.off(event, fn);
   }
 
   /** The name given in the config, or the lock's `namespace/name`. */
@@ -212,6 +263,7 @@ export class LeaderElector {
         identity: lock.identity,
         reason,
       });
+      this.#events.emit('stoppedLeading', reason);
       leading.abort(new LeadershipLostError(this.#config.name, lock.identity, reason));
     };
     const armDeadline = (from: number): void => {
@@ -232,6 +284,7 @@ export class LeaderElector {
       this.#leading = true;
       this.#metrics?.leaderOn(this.#config.name);
       armDeadline(acquiredAt);
+      this.#events.emit('startedLeading', lock.identity);
       work = (async () => {
         await Promise.resolve();
         if (lost !== undefined) return;
@@ -410,6 +463,7 @@ export class LeaderElector {
     const holder = this.#observedRecord.holderIdentity;
     if (holder === this.#reportedLeader) return;
     this.#reportedLeader = holder;
+    this.#events.emit('newLeader', holder);
     const callbacks = this.#config.callbacks;
     if (callbacks.onNewLeader === undefined) return;
     const call = (async () => {

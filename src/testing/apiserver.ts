@@ -20,7 +20,7 @@ import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError } from '../client/errors.js';
-import type { UnstructuredObject } from '../client/types.js';
+import type { KubeObject, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage, KubeControllerKitError } from '../util/errors.js';
@@ -142,23 +142,23 @@ export interface TestApiServer {
    * holds the token or client certificate the server requires.
    */
   writeKubeconfig(path: string): Promise<void>;
-  /** Creates an object in-process (no HTTP; status kept as given). Returns the stored copy. */
-  create<T extends UnstructuredObject = UnstructuredObject>(resource: ResourceRef, obj: T): T;
+  /**
+   * Creates an object in-process (no HTTP; status kept as given). Returns the stored copy.
+   * `T` is any object type, a generated interface too: `server.create<Backup>(ref, backup)`.
+   */
+  create<T extends object = UnstructuredObject>(resource: ResourceRef, obj: T): T;
   /** Creates many objects in-process without returning copies (fast seeding for benchmarks). */
   seed(resource: ResourceRef, objects: Iterable<UnstructuredObject>): void;
   /** Replaces an object in-process (status too). Honours a resourceVersion precondition. */
-  update<T extends UnstructuredObject = UnstructuredObject>(resource: ResourceRef, obj: T): T;
-  /** Gets an object in-process, or undefined. */
-  get<T extends UnstructuredObject = UnstructuredObject>(
+  update<T extends object = UnstructuredObject>(resource: ResourceRef, obj: T): T;
+  /** Gets an object in-process, or undefined; `T` as for `create` (`get<Backup>(…)`). */
+  get<T extends object = UnstructuredObject>(
     resource: ResourceRef,
     name: string,
     namespace?: string,
   ): T | undefined;
   /** Lists objects in-process, in key order. */
-  list<T extends UnstructuredObject = UnstructuredObject>(
-    resource: ResourceRef,
-    namespace?: string,
-  ): T[];
+  list<T extends object = UnstructuredObject>(resource: ResourceRef, namespace?: string): T[];
   /** Deletes an object in-process (finalizers still hold it). Returns false when absent. */
   delete(resource: ResourceRef, name: string, namespace?: string): boolean;
   /** Makes a field path selectable on a resource (optionally with a custom getter). */
@@ -368,11 +368,12 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     }
   }
 
-  create<T extends UnstructuredObject = UnstructuredObject>(resource: ResourceRef, obj: T): T {
+  create<T extends object = UnstructuredObject>(resource: ResourceRef, input: T): T {
     const t = this.#type(resource);
+    const obj = input as KubeObject;
     const ns = obj.metadata?.namespace ?? (t.namespaced ? 'default' : '');
     const version = obj.apiVersion?.split('/').pop() ?? t.versions[0] ?? 'v1';
-    const copy = JSON.parse(JSON.stringify(obj)) as T;
+    const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
     return this.#wrap(
       () => JSON.parse(this.#store.create(t, version, ns, copy, { seed: true }).json) as T,
     );
@@ -388,8 +389,9 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     }
   }
 
-  update<T extends UnstructuredObject = UnstructuredObject>(resource: ResourceRef, obj: T): T {
+  update<T extends object = UnstructuredObject>(resource: ResourceRef, input: T): T {
     const t = this.#type(resource);
+    const obj = input as KubeObject;
     const ns = obj.metadata?.namespace ?? (t.namespaced ? 'default' : '');
     const version = obj.apiVersion?.split('/').pop() ?? t.versions[0] ?? 'v1';
     return this.#wrap(
@@ -410,7 +412,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     );
   }
 
-  get<T extends UnstructuredObject = UnstructuredObject>(
+  get<T extends object = UnstructuredObject>(
     resource: ResourceRef,
     name: string,
     namespace?: string,
@@ -423,10 +425,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     return o ? (structuredClone(o.obj) as T) : undefined;
   }
 
-  list<T extends UnstructuredObject = UnstructuredObject>(
-    resource: ResourceRef,
-    namespace?: string,
-  ): T[] {
+  list<T extends object = UnstructuredObject>(resource: ResourceRef, namespace?: string): T[] {
     const t = this.#type(resource);
     return this.#storage
       .list(groupResourceKey(t.group, t.resource), t.namespaced ? namespace : undefined)

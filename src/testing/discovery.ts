@@ -8,16 +8,22 @@ import type { ResourceRegistry, ResourceType } from './registry.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
-/** `/version`. */
+/**
+ * The Kubernetes release the test server follows: its behaviour and the transcripts it is
+ * checked against come from this kube-apiserver (client-go v0.36.3).
+ */
+export const KUBERNETES_VERSION = 'v1.36.3';
+
+/** `/version`, as kube-apiserver v1.36.3 answers it. */
 export function versionInfo(): Record<string, string> {
   return {
     major: '1',
-    minor: '32',
-    gitVersion: 'v1.32.0-kube-controller-kit',
+    minor: '36',
+    gitVersion: KUBERNETES_VERSION,
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
     buildDate: '2026-01-01T00:00:00Z',
-    goVersion: 'go1.23.0',
+    goVersion: 'go1.26.1',
     compiler: 'gc',
     platform: 'linux/amd64',
   };

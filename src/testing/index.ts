@@ -60,3 +60,6 @@ export type {
   ProgramContext,
   ValuedFlag,
 } from './command_line.js';
+export { WaitForTimeoutError, waitFor } from './wait_for.js';
+export type { WaitForOptions, WaitForResult } from './wait_for.js';
+export { FakeClock } from '../util/clock.js';

@@ -14,6 +14,7 @@ import type { UnstructuredObject } from '../client/types.js';
 import { BUILTIN_API_PACKAGES } from './builtin_packages.js';
 import { BUILTIN_OPENAPI_SCHEMAS } from './builtin_schemas.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
+import { KUBERNETES_VERSION } from './discovery.js';
 
 type Schema = Record<string, unknown>;
 
@@ -177,7 +178,7 @@ export function openApiV3Document(
   }
   return {
     openapi: '3.0.0',
-    info: { title: 'Kubernetes', version: 'v1.32.0' },
+    info: { title: 'Kubernetes', version: KUBERNETES_VERSION },
     paths,
     components: { schemas },
   };

@@ -15,8 +15,11 @@
  * | `workqueue_longest_running_processor_seconds` | gauge | age of the oldest work in progress |
  * | `workqueue_retries_total` | counter | `addAfter` / `addRateLimited` calls |
  *
- * The two gauges of work in progress are refreshed every 500 ms through the queue's clock;
- * that timer stops when the queue shuts down.
+ * The two gauges of work in progress are refreshed every 500 ms through the queue's clock
+ * while a worker holds an item (client-go's `updateUnfinishedWorkLoop`), and set to 0 when
+ * the last one is done. With no work in progress no timer runs, so a queue that was made
+ * but never used (a controller constructed and never run, a standby replica) keeps no
+ * process alive; the timer also stops when the queue shuts down.
  *
  * @module
  */
@@ -107,7 +110,10 @@ export class QueueMetrics {
   #timer: Timer | undefined;
   #stopped = false;
 
-  /** Create the queue's metrics from `provider`, and start refreshing the gauges. */
+  /**
+   * Create the queue's metrics from `provider`. The gauges of work in progress are
+   * refreshed only while an item is being processed.
+   */
   constructor(name: string, provider: MetricsProvider, clock: Clock) {
     this.#clock = clock;
     this.#depth = provider.newDepthMetric(name);
@@ -117,7 +123,6 @@ export class QueueMetrics {
     this.#unfinished = provider.newUnfinishedWorkSecondsMetric(name);
     this.#longest = provider.newLongestRunningProcessorSecondsMetric(name);
     this.#retries = provider.newRetriesMetric(name);
-    this.#schedule();
   }
 
   /** An item became dirty. */
@@ -132,6 +137,7 @@ export class QueueMetrics {
     const now = this.#clock.now();
     this.#depth.dec();
     this.#processingStartTimes.set(key, now);
+    if (this.#timer === undefined) this.#schedule();
     const added = this.#addTimes.get(key);
     if (added !== undefined) {
       this.#latency.observe((now - added) / 1000);
@@ -145,6 +151,12 @@ export class QueueMetrics {
     if (started !== undefined) {
       this.#workDuration.observe((this.#clock.now() - started) / 1000);
       this.#processingStartTimes.delete(key);
+      if (this.#processingStartTimes.size === 0 && this.#timer !== undefined) {
+        // Nothing in progress: the gauges read 0 until the next get; no timer meanwhile.
+        this.#timer.cancel();
+        this.#timer = undefined;
+        this.updateUnfinishedWork();
+      }
     }
   }
 
@@ -179,7 +191,7 @@ export class QueueMetrics {
     this.#timer = this.#clock.setTimeout(() => {
       this.#timer = undefined;
       this.updateUnfinishedWork();
-      this.#schedule();
+      if (this.#processingStartTimes.size > 0) this.#schedule();
     }, UNFINISHED_WORK_UPDATE_PERIOD_MS);
   }
 }

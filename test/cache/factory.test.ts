@@ -278,7 +278,7 @@ describe('SharedInformerFactory', () => {
     );
   });
 
-  it('metadata-only informers cache PartialObjectMetadata without spec', async () => {
+  it('metadata-only informers cache PartialObjectMetadata without spec, typed as the resource (v1 Pod)', async () => {
     server.create('pods', pod('a', 'default', { app: 'web' }));
     const f = make();
     const s = signal();
@@ -286,7 +286,8 @@ describe('SharedInformerFactory', () => {
     f.start(s);
     await f.waitForCacheSync(s);
     const cached = meta.lister().byNamespace('default').get('a') as Record<string, unknown>;
-    assert.equal(cached.kind, 'PartialObjectMetadata');
+    assert.equal(cached.apiVersion, 'v1');
+    assert.equal(cached.kind, 'Pod');
     assert.equal(cached.spec, undefined);
     assert.deepEqual((cached.metadata as { labels?: unknown }).labels, { app: 'web' });
   });

@@ -142,3 +142,50 @@ test('a CRD created after the first lookup is found through the refresh on a mis
   const k = await discovery.resolveKind({ group: 'example.com', version: 'v1', kind: 'Gadget' });
   assert.equal(k.resource, 'gadgets');
 });
+
+test('a lookup through every group asks for the group-version documents in parallel, at most `concurrency` at once (p-limit)', async (t) => {
+  let inFlight = 0;
+  let most = 0;
+  const groups = Array.from({ length: 30 }, (_, i) => `g${i}.example.com`);
+  const stub = await startStub((req, res) => {
+    if (req.url === '/api') return json(res, 200, { versions: ['v1'] });
+    if (req.url === '/apis') {
+      return json(res, 200, {
+        groups: groups.map((name) => ({
+          name,
+          versions: [{ groupVersion: `${name}/v1`, version: 'v1' }],
+          preferredVersion: { groupVersion: `${name}/v1`, version: 'v1' },
+        })),
+      });
+    }
+    const m = /^\/apis\/(g\d+)\.example\.com\/v1$/.exec(req.url ?? '');
+    const resources =
+      m === null ? [] : [{ name: `${m[1]}things`, namespaced: true, kind: `${m[1]}Thing` }];
+    inFlight++;
+    most = Math.max(most, inFlight);
+    // Answer on a later turn, so that requests that may overlap do.
+    setImmediate(() => {
+      inFlight--;
+      json(res, 200, { resources });
+    });
+  });
+  const transport = new Transport(kubeConfigFor(stub.url));
+  t.after(async () => {
+    transport.close();
+    await stub.close();
+  });
+  const d = new Discovery(transport, { concurrency: 3 });
+  const all = await d.preferredResources();
+  assert.equal(all.length, 30);
+  assert.deepEqual(
+    all.slice(0, 2).map((r) => `${r.resource}.${r.group}`),
+    ['g0things.g0.example.com', 'g1things.g1.example.com'],
+  );
+  assert.ok(most > 1, `requests overlapped (${most} at once)`);
+  assert.ok(most <= 3, `at most 3 at once, saw ${most}`);
+  most = 0;
+  d.invalidate();
+  assert.equal((await d.resolveResource('g29things')).group, 'g29.example.com');
+  assert.ok(most > 1 && most <= 3, `resolveResource is bounded too (${most} at once)`);
+  assert.throws(() => new Discovery(transport, { concurrency: 0 }), RangeError);
+});

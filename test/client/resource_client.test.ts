@@ -208,7 +208,7 @@ test('watch from a list resourceVersion sees later changes as ADDED, MODIFIED, D
   assert.deepEqual(seen, ['ADDED w', 'MODIFIED w', 'DELETED w']);
 });
 
-test('metadata() lists, gets and watches PartialObjectMetadata with the client-go Accept header', async (t) => {
+test("metadata() lists, gets and watches PartialObjectMetadata with the client-go Accept header, each object carrying the resource's apiVersion and kind", async (t) => {
   const { s, transport } = await server(t);
   const c = configMaps(transport).namespace('default');
   await c.create(cm('a', { big: 'x'.repeat(1000) }));
@@ -216,11 +216,15 @@ test('metadata() lists, gets and watches PartialObjectMetadata with the client-g
   const meta = c.metadata();
   assert.equal(meta.metadataOnly, true);
   const one = await meta.get('a');
-  assert.equal(one.kind, 'PartialObjectMetadata');
+  // The server sends meta.k8s.io/v1 PartialObjectMetadata; the client names the real object.
+  assert.equal(one.apiVersion, 'v1');
+  assert.equal(one.kind, 'ConfigMap');
   assert.equal((one as Record<string, unknown>).data, undefined);
   const list = await meta.list();
   assert.equal(list.kind, 'PartialObjectMetadataList');
   assert.equal(list.items[0]!.metadata?.name, 'a');
+  assert.equal(list.items[0]!.apiVersion, 'v1');
+  assert.equal(list.items[0]!.kind, 'ConfigMap');
   const ac = new AbortController();
   const events = await meta.watch(
     { resourceVersion: list.metadata.resourceVersion! },
@@ -229,7 +233,8 @@ test('metadata() lists, gets and watches PartialObjectMetadata with the client-g
   await c.patch('a', { metadata: { labels: { touched: 'yes' } } });
   for await (const e of events) {
     assert.equal(e.type, 'MODIFIED');
-    assert.equal(e.object.kind, 'PartialObjectMetadata');
+    assert.equal(e.object.apiVersion, 'v1');
+    assert.equal(e.object.kind, 'ConfigMap');
     assert.equal((e.object as Record<string, unknown>).data, undefined);
     break;
   }

@@ -46,16 +46,19 @@ describe('application-operator generated types', () => {
     const contents = readFileSync(join(repoRoot, outDir, 'application_v1.ts'), 'utf8');
     assert.equal(
       interfaceBody(contents, 'ApplicationSpec'),
-      'image: string; replicas: number; port?: number; env?: ApplicationSpecEnv[];',
+      'image: string; replicas: number; port?: number | undefined; env?: ApplicationSpecEnv[] | undefined;',
     );
-    assert.equal(interfaceBody(contents, 'ApplicationSpecEnv'), 'name: string; value?: string;');
+    assert.equal(
+      interfaceBody(contents, 'ApplicationSpecEnv'),
+      'name: string; value?: string | undefined;',
+    );
     assert.equal(
       interfaceBody(contents, 'ApplicationStatus'),
-      'availableReplicas?: number; conditions?: ApplicationStatusConditions[];',
+      'availableReplicas?: number | undefined; conditions?: ApplicationStatusConditions[] | undefined;',
     );
     assert.equal(
       interfaceBody(contents, 'ApplicationStatusConditions'),
-      "type: string; status: 'True' | 'False' | 'Unknown'; observedGeneration?: number; lastTransitionTime: string; reason: string; message: string;",
+      "type: string; status: 'True' | 'False' | 'Unknown'; observedGeneration?: number | undefined; lastTransitionTime: string; reason: string; message: string;",
     );
     assert.match(contents, /export const applicationResource: ApiResource<Application> = \{/);
   });

@@ -20,7 +20,10 @@ describe('generateTypes', () => {
 
   it('gives each version its own schema and apiVersion literal', async () => {
     const files = await generateWidgets();
-    assert.equal(interfaceBody(file(files, 'widget_v1beta1.ts'), 'WidgetSpec'), 'size?: number;');
+    assert.equal(
+      interfaceBody(file(files, 'widget_v1beta1.ts'), 'WidgetSpec'),
+      'size?: number | undefined;',
+    );
     assert.match(file(files, 'widget_v1beta1.ts'), /apiVersion\?: 'example\.com\/v1beta1';/);
     assert.match(file(files, 'widget_v1.ts'), /apiVersion\?: 'example\.com\/v1';/);
   });
@@ -38,7 +41,7 @@ describe('generateTypes', () => {
     const body = interfaceBody(file(await generateWidgets(), 'widget_v1.ts'), 'Widget');
     assert.equal(
       body,
-      "apiVersion?: 'example.com/v1'; kind?: 'Widget'; metadata?: ObjectMeta; spec: WidgetSpec; status?: WidgetStatus;",
+      "apiVersion?: 'example.com/v1'; kind?: 'Widget'; metadata?: ObjectMeta; spec: WidgetSpec; status?: WidgetStatus | undefined;",
     );
   });
 
@@ -46,70 +49,82 @@ describe('generateTypes', () => {
     const body = interfaceBody(file(await generateWidgets(), 'widget_v1.ts'), 'WidgetSpec');
     assert.match(body, /(^|; )image: string;/);
     assert.match(body, /(^|; )replicas: number;/);
-    assert.match(body, /(^|; )tags\?: string\[\];/);
+    assert.match(body, /(^|; )tags\?: string\[\] \| undefined;/);
     const containers = interfaceBody(
       file(await generateWidgets(), 'widget_v1.ts'),
       'WidgetSpecTemplateContainers',
     );
-    assert.equal(containers, 'name: string; ports?: number[];');
+    assert.equal(containers, 'name: string; ports?: number[] | undefined;');
   });
 
   it('names nested objects and array elements after their path', async () => {
     const contents = file(await generateWidgets(), 'widget_v1.ts');
-    assert.match(interfaceBody(contents, 'WidgetSpec'), /template\?: WidgetSpecTemplate;/);
+    assert.match(
+      interfaceBody(contents, 'WidgetSpec'),
+      /template\?: WidgetSpecTemplate \| undefined;/,
+    );
     assert.equal(
       interfaceBody(contents, 'WidgetSpecTemplate'),
-      'containers?: WidgetSpecTemplateContainers[];',
+      'containers?: WidgetSpecTemplateContainers[] | undefined;',
     );
-    assert.match(interfaceBody(contents, 'WidgetSpec'), /'dash-name'\?: WidgetSpecDashName;/);
+    assert.match(
+      interfaceBody(contents, 'WidgetSpec'),
+      /'dash-name'\?: WidgetSpecDashName \| undefined;/,
+    );
   });
 
   it('turns string and integer enums into unions of literals', async () => {
     const body = interfaceBody(file(await generateWidgets(), 'widget_v1.ts'), 'WidgetSpec');
-    assert.match(body, /mode\?: 'Fast' \| 'Slow';/);
-    assert.match(body, /level\?: 1 \| 2 \| 3;/);
+    assert.match(body, /mode\?: 'Fast' \| 'Slow' \| undefined;/);
+    assert.match(body, /level\?: 1 \| 2 \| 3 \| undefined;/);
   });
 
   it('types x-kubernetes-int-or-string as number | string, ignoring its anyOf', async () => {
     const body = interfaceBody(file(await generateWidgets(), 'widget_v1.ts'), 'WidgetSpec');
-    assert.match(body, /port\?: number \| string;/);
+    assert.match(body, /port\?: number \| string \| undefined;/);
   });
 
   it('maps preserve-unknown-fields to unknown, an index signature, or both with properties', async () => {
     const contents = file(await generateWidgets(), 'widget_v1.ts');
     const body = interfaceBody(contents, 'WidgetSpec');
-    assert.match(body, /raw\?: unknown;/);
-    assert.match(body, /config\?: \{ \[k: string\]: unknown \};/);
+    assert.match(body, /raw\?: unknown \| undefined;/);
+    assert.match(body, /config\?: \{ \[k: string\]: unknown \} \| undefined;/);
     assert.equal(
       interfaceBody(contents, 'WidgetSpecExtras'),
-      'known?: string; [k: string]: unknown;',
+      'known?: string | undefined; [k: string]: unknown;',
     );
   });
 
   it('maps additionalProperties to an index signature of the value type', async () => {
     const body = interfaceBody(file(await generateWidgets(), 'widget_v1.ts'), 'WidgetSpec');
-    assert.match(body, /labels\?: \{ \[k: string\]: string; \};/);
-    assert.match(body, /servers\?: \{ \[k: string\]: WidgetSpecServers; \};/);
+    assert.match(body, /labels\?: \| \{ \[k: string\]: string; \} \| undefined;/);
+    assert.match(body, /servers\?: \| \{ \[k: string\]: WidgetSpecServers; \} \| undefined;/);
   });
 
   it('adds | null to nullable fields, enums and named objects', async () => {
     const contents = file(await generateWidgets(), 'widget_v1.ts');
-    assert.match(interfaceBody(contents, 'WidgetSpec'), /note\?: string \| null;/);
-    assert.match(interfaceBody(contents, 'WidgetSpec'), /child\?: WidgetSpecChild \| null;/);
-    assert.equal(interfaceBody(contents, 'WidgetStatus'), "phase?: 'Pending' | 'Ready' | null;");
+    assert.match(interfaceBody(contents, 'WidgetSpec'), /note\?: string \| null \| undefined;/);
+    assert.match(
+      interfaceBody(contents, 'WidgetSpec'),
+      /child\?: WidgetSpecChild \| null \| undefined;/,
+    );
+    assert.equal(
+      interfaceBody(contents, 'WidgetStatus'),
+      "phase?: 'Pending' | 'Ready' | null | undefined;",
+    );
   });
 
   it('gives an embedded resource apiVersion, kind and ObjectMeta metadata', async () => {
     const contents = file(await generateWidgets(), 'widget_v1.ts');
     assert.equal(
       interfaceBody(contents, 'WidgetSpecEmbedded'),
-      'apiVersion?: string; kind?: string; metadata?: ObjectMeta; [k: string]: unknown;',
+      'apiVersion?: string | undefined; kind?: string | undefined; metadata?: ObjectMeta | undefined; [k: string]: unknown;',
     );
   });
 
   it('types an object without properties as empty, since the server prunes its fields', async () => {
     const body = interfaceBody(file(await generateWidgets(), 'widget_v1.ts'), 'WidgetSpec');
-    assert.match(body, /empty\?: Record<string, never>;/);
+    assert.match(body, /empty\?: Record<string, never> \| undefined;/);
   });
 
   it('writes descriptions as TSDoc, escaping comment ends and tags', async () => {
@@ -211,9 +226,12 @@ describe('generateTypes', () => {
       },
     };
     const [out] = await generateTypes([{ file: 'c.json', text: crdJson(schema) }]);
-    assert.equal(interfaceBody(out!.contents, 'ThingSpecFooBar'), 'a?: string;');
-    assert.equal(interfaceBody(out!.contents, 'ThingSpecFooBar2'), 'b?: string;');
-    assert.equal(interfaceBody(out!.contents, 'ThingSpecFoo'), 'bar?: ThingSpecFooBar2;');
+    assert.equal(interfaceBody(out!.contents, 'ThingSpecFooBar'), 'a?: string | undefined;');
+    assert.equal(interfaceBody(out!.contents, 'ThingSpecFooBar2'), 'b?: string | undefined;');
+    assert.equal(
+      interfaceBody(out!.contents, 'ThingSpecFoo'),
+      'bar?: ThingSpecFooBar2 | undefined;',
+    );
   });
 
   it('refuses two CRDs whose files would collide, naming both', async () => {

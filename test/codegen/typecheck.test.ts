@@ -43,6 +43,10 @@ const list: WidgetList = { metadata: {}, items: [widget] };
 const gadget: Gadget = { spec: { color: 'red' } };
 const cluster: ApiResource<Gadget> = gadgetResource;
 const intPort: Widget['spec']['port'] = 8080;
+// exactOptionalPropertyTypes: an optional field takes a value that may be undefined (was TS2412)
+const maybeMode: 'Slow' | undefined = widget.spec.mode === 'Slow' ? 'Slow' : undefined;
+const explicitUndefined: Widget = { spec: { image: 'x', replicas: 1, mode: maybeMode, port: undefined } };
+explicitUndefined.status = { phase: undefined };
 
 // @ts-expect-error replicas is required
 const noReplicas: Widget = { spec: { image: 'x' } };

@@ -97,7 +97,7 @@ describe('DynamicSharedInformerFactory and MetadataSharedInformerFactory', () =>
     );
   });
 
-  it('metadata-only objects carry metadata but no spec, for built-in and custom resources', async () => {
+  it("metadata-only objects carry metadata but no spec, and their resource's apiVersion and kind, for built-in and custom resources", async () => {
     server.create(widgetRef, makeCr('Widget', 'm1'));
     server.create('pods', {
       apiVersion: 'v1',
@@ -119,8 +119,12 @@ describe('DynamicSharedInformerFactory and MetadataSharedInformerFactory', () =>
     assert.deepEqual([...synced.values()], [true, true]);
     const w = crs.lister().byNamespace('default').get('m1') as Record<string, unknown>;
     const p = pods.lister().byNamespace('default').get('p1') as Record<string, unknown>;
+    // Each carries the kind of the resource it came from, not PartialObjectMetadata.
+    assert.equal(w.kind, 'Widget');
+    assert.equal(w.apiVersion, 'example.com/v1');
+    assert.equal(p.kind, 'Pod');
+    assert.equal(p.apiVersion, 'v1');
     for (const o of [w, p]) {
-      assert.equal(o.kind, 'PartialObjectMetadata');
       assert.equal(o.spec, undefined);
       assert.equal(typeof (o.metadata as { uid?: unknown }).uid, 'string');
     }

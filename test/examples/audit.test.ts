@@ -67,21 +67,36 @@ describe('audit example', () => {
     assert.equal(resources['events/v1'], undefined);
   });
 
-  test('a namespaced object without a required label and a workload with an untagged image are violations, recorded as Warning Events', async () => {
+  test('a namespaced object without a required label and a workload with an untagged image are violations, recorded as Warning Events on the objects themselves (a metadata-only ConfigMap too)', async () => {
     assert.deepEqual(
       audit.violations().map((v) => `${v.rule} ${v.gvr} ${v.key}`),
       ['required-labels configmaps/v1 default/bare', 'latest-image pods/v1 default/web'],
     );
-    await eventually(
-      'two events',
-      () =>
-        server
-          .list<{ type?: string; reason?: string; involvedObject?: { name?: string } }>(
-            'events',
-            'default',
-          )
-          .filter((e) => e.type === 'Warning' && e.reason === 'AuditViolation').length === 2,
-    );
+    type Ref = { apiVersion?: string; kind?: string; name?: string; uid?: string };
+    const warnings = (): Ref[] =>
+      server
+        .list<{ type?: string; reason?: string; involvedObject?: Ref }>('events', 'default')
+        .filter((e) => e.type === 'Warning' && e.reason === 'AuditViolation')
+        .map((e) => e.involvedObject ?? {});
+    await eventually('two events', () => warnings().length === 2);
+    // Each Event points at the object (its real apiVersion, kind and uid), so `kubectl
+    // describe configmap bare` shows it: ConfigMaps are followed metadata-only, and their
+    // objects carry the resource's kind, not meta.k8s.io/v1 PartialObjectMetadata.
+    const byKind = new Map(warnings().map((r) => [r.kind, r]));
+    assert.deepEqual(byKind.get('ConfigMap'), {
+      ...byKind.get('ConfigMap'),
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'bare',
+      uid: server.get('configmaps', 'bare', 'default')?.metadata?.uid,
+    });
+    assert.deepEqual(byKind.get('Pod'), {
+      ...byKind.get('Pod'),
+      apiVersion: 'v1',
+      kind: 'Pod',
+      name: 'web',
+      uid: server.get('pods', 'web', 'default')?.metadata?.uid,
+    });
   });
 
   test('fixing an object clears its violation; a new bad object is reported once', async () => {

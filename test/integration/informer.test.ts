@@ -236,7 +236,8 @@ describe('SharedIndexInformer against the in-memory API server', () => {
     server.create('pods', makePod('b'));
     await waitFor('watch add', () => added.length === 2);
     for (const o of added) {
-      assert.equal(o.kind, 'PartialObjectMetadata');
+      assert.equal(o.apiVersion, 'v1');
+      assert.equal(o.kind, 'Pod');
       assert.equal((o as { spec?: unknown }).spec, undefined);
     }
     assert.deepEqual(informer.getIndexer().listKeys().sort(), ['default/a', 'default/b']);

@@ -97,12 +97,33 @@ describe('work queue metrics', () => {
     q.shutDown();
   });
 
-  test('the refresh timer stops on shutDown (nothing left on the clock)', () => {
+  test('the refresh timer runs only while an item is being processed, and stops on shutDown', async () => {
     const clock = new FakeClock(0);
-    const q = new Queue<string>({ name: 'q', clock, metricsProvider: recorder().provider });
+    const { provider, r } = recorder();
+    const q = new Queue<string>({ name: 'q', clock, metricsProvider: provider });
+    // A queue made but never used (a controller constructed and never run) sets no timer,
+    // so it keeps no process alive.
+    assert.equal(clock.pendingTimers(), 0);
+    q.add('a');
+    assert.equal(clock.pendingTimers(), 0, 'waiting work is not work in progress');
+    await q.get();
+    assert.equal(clock.pendingTimers(), 1);
+    clock.advanceSync(UNFINISHED_WORK_UPDATE_PERIOD_MS);
+    assert.equal(r.unfinished, 0.5);
+    q.done('a');
+    assert.equal(clock.pendingTimers(), 0, 'nothing in progress: the timer is gone');
+    assert.equal(r.unfinished, 0, 'and the gauges read 0');
+    assert.equal(r.longest, 0);
+    q.add('b');
+    await q.get();
     assert.equal(clock.pendingTimers(), 1);
     q.shutDown();
     assert.equal(clock.pendingTimers(), 0);
+  });
+
+  test('a named queue on the real clock, constructed and never used, leaves no timer (the process can exit)', () => {
+    new Queue<string>({ name: 'never-used', metricsProvider: recorder().provider });
+    // Not even shut down: the file-level leak check fails this file if a refresh timer runs.
   });
 
   test('a named queue on the real clock leaves no timer behind after shutDown', () => {

@@ -1,0 +1,72 @@
+// docs/testing.md "Testing a CRD controller, from an empty folder" works as written: its
+// three files (the CRD's YAML, the operator, the test) are copied out of the page into an
+// empty folder, their package imports pointed at the sources, and the guide's own test runs
+// there with `node --import tsx --test`, passing and exiting by itself.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+/** The blocks of `markdown` preceded by `<!-- snippet: file PATH -->`, by PATH. */
+function guideFiles(markdown: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const re = /<!-- snippet: file (\S+) -->\s*\n```\w+\n([\s\S]*?)```/g;
+  for (const m of markdown.matchAll(re)) files.set(m[1]!, m[2]!);
+  return files;
+}
+
+/** This process's environment without node:test's marker, so the child runs its own tests. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
+describe('docs/testing.md: the CRD controller recipe', () => {
+  test('its crd.yaml, operator and test, copied into an empty folder, pass with node --import tsx --test', async () => {
+    const doc = await readFile('docs/testing.md', 'utf8');
+    const section = doc.slice(doc.indexOf('## Testing a CRD controller, from an empty folder'));
+    const files = guideFiles(section);
+    assert.deepEqual([...files.keys()].sort(), [
+      'crd.yaml',
+      'src/backup_controller.ts',
+      'test/backup_controller.test.ts',
+    ]);
+    const src = resolve('src');
+    const dir = await mkdtemp(join(tmpdir(), 'kck-guide-'));
+    try {
+      // The folder after the guide's `npm install`: its package.json and node_modules.
+      await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n');
+      await symlink(resolve('node_modules'), join(dir, 'node_modules'), 'dir');
+      for (const [path, text] of files) {
+        const runnable = text
+          .replace(/'kube-controller-kit\/testing'/g, `'${join(src, 'testing/index.ts')}'`)
+          .replace(/'kube-controller-kit'/g, `'${join(src, 'index.ts')}'`);
+        await mkdir(dirname(join(dir, path)), { recursive: true });
+        await writeFile(join(dir, path), runnable);
+      }
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--test', 'test/backup_controller.test.ts'],
+        { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() },
+      );
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+      // A test that never finishes, or a process kept alive by a handle, is killed: a failure.
+      const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((r) =>
+        child.on('close', (c, s) => r([c, s])),
+      );
+      clearTimeout(killer);
+      assert.equal(signal, null, `killed: it did not exit by itself\n${out}`);
+      assert.equal(code, 0, out);
+      assert.match(out, /# pass 1\b/);
+      assert.match(out, /# fail 0\b/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,94 @@
+// What a package reader gets: `npm pack` ships the guides and the API reference next to the
+// README, the package metadata points at the repository, the README's links work from
+// node_modules or the registry page (absolute, and each names a file that exists), and every
+// runtime dependency is imported by the library (none downloaded for nothing).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const REPO = 'https://github.com/kube-controller-kit/kube-controller-kit';
+
+interface PackageJson {
+  homepage?: string;
+  repository?: { type?: string; url?: string };
+  bugs?: { url?: string };
+  files?: string[];
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+}
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson;
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) sourceFiles(path, out);
+    else if (path.endsWith('.ts')) out.push(path);
+  }
+  return out;
+}
+
+describe('the package as published', () => {
+  test('package.json names the repository, the homepage and where to report bugs', () => {
+    assert.equal(pkg.repository?.type, 'git');
+    assert.equal(pkg.repository?.url, `git+${REPO}.git`);
+    assert.equal(pkg.homepage, `${REPO}#readme`);
+    assert.equal(pkg.bugs?.url, `${REPO}/issues`);
+  });
+
+  test('npm pack ships the README, LICENSE, CHANGELOG, every guide under docs/ and the sources; no tests or examples', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: root,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const [report] = JSON.parse(stdout) as { files: { path: string }[] }[];
+    const files = new Set(report!.files.map((f) => f.path));
+    for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'src/index.ts']) {
+      assert.ok(files.has(f), `${f} is in the package`);
+    }
+    const guides = readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md'));
+    assert.ok(guides.length > 10);
+    for (const g of guides) assert.ok(files.has(`docs/${g}`), `docs/${g} is in the package`);
+    assert.deepEqual(
+      [...files].filter((f) => f.startsWith('test/') || f.startsWith('examples/')),
+      [],
+    );
+  });
+
+  test('the typedoc API reference ships too: files lists docs/api and prepublishOnly builds it', () => {
+    assert.ok(pkg.files?.includes('docs/api'));
+    assert.match(pkg.scripts?.prepublishOnly ?? '', /npm run build && npm run docs/);
+    const typedoc = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as {
+      out?: string;
+    };
+    assert.equal(typedoc.out, 'docs/api');
+  });
+
+  test('every README link is absolute (it works in node_modules and on the registry page), and each into the repository names a file that exists', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    assert.ok(links.length > 10);
+    const relative = links.filter((l) => !/^[a-z]+:\/\//.test(l) && !l.startsWith('#'));
+    assert.deepEqual(relative, [], 'relative links are dead outside a checkout');
+    for (const link of links.filter((l) => l.startsWith(`${REPO}/`))) {
+      const m = /^https:\/\/github\.com\/[^/]+\/[^/]+\/(blob|tree)\/main\/([^#]+)/.exec(link);
+      assert.ok(m, `${link} points at a file or folder on main`);
+      assert.ok(existsSync(join(root, m[2]!)), `${m[2]} exists (linked from the README)`);
+    }
+  });
+
+  test('every runtime dependency is imported by the library (none is installed for nothing)', () => {
+    const sources = sourceFiles(join(root, 'src')).map((f) => readFileSync(f, 'utf8'));
+    for (const dep of Object.keys(pkg.dependencies ?? {})) {
+      const imported = sources.some(
+        (s) => s.includes(`from '${dep}'`) || s.includes(`from '${dep}/`),
+      );
+      assert.ok(imported, `${dep} is a dependency but nothing in src/ imports it`);
+    }
+  });
+});
