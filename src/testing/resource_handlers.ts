@@ -189,14 +189,29 @@ export class ResourceHandlers {
   ): Promise<void> {
     const { type } = r;
     const opts = parseDeleteOptions(await this.#bodyText(req), r.query);
-    const out = this.#ctx.store.delete(type, r.namespace, r.name, opts);
+    const writeOptions = this.#requestOptions(req, r, { warnings: [] as string[] });
+    const out = await this.#ctx.store.deleteAsync(
+      type,
+      r.version,
+      r.namespace,
+      r.name,
+      opts,
+      writeOptions,
+    );
     const gone =
       this.#ctx.storage.get(groupResourceKey(type.group, type.resource), out.key) === undefined;
     // kube-apiserver answers 200 whether the object went or was only marked (finalizers, a
     // grace period, a terminating namespace); 202 only for an object kept while the request
     // set orphanDependents: false (a compatibility rule of its delete handler).
     const accepted = !gone && opts.orphanDependents === false && opts.dryRun !== true;
-    this.#sendOne(res, r, rendering, accepted ? 202 : 200, out);
+    this.#sendOne(
+      res,
+      r,
+      rendering,
+      accepted ? 202 : 200,
+      out,
+      warningHeaders(writeOptions.warnings),
+    );
   }
 
   async #deleteCollection(
@@ -310,9 +325,9 @@ export class ResourceHandlers {
     const body = await this.#decodeBody(r, contentType, bytes);
     let written: unknown = body;
     if (r.verb === 'patch') written = patchScale(toScale(type, existing.obj), contentType, body);
-    const opts = parseWriteOptions(r.query, r.verb);
+    const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     const next = fromScale(type, existing.obj, written);
-    const stored = store.update(type, version, namespace, name, next, '', opts);
+    const stored = await store.updateAsync(type, version, namespace, name, next, 'scale', opts);
     send(200, stored.obj, warningHeaders(opts.warnings));
   }
 
@@ -332,10 +347,9 @@ export class ResourceHandlers {
   ): Promise<void> {
     const { bytes, contentType } = await this.#readWriteBody(req);
     const body = await this.#decodeBody(r, contentType, bytes);
-    const opts = parseWriteOptions(r.query, r.verb);
+    const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     if (r.verb !== 'patch') opts.rawBody = bytes.toString('utf8');
-    if (req.headers['user-agent'] !== undefined) opts.userAgent = req.headers['user-agent'];
-    const { code, stored } = this.#commitWrite(r, contentType, body, opts);
+    const { code, stored } = await this.#commitWrite(r, contentType, body, opts);
     this.#sendOne(res, r, rendering, code, stored, warningHeaders(opts.warnings));
   }
 
@@ -366,13 +380,13 @@ export class ResourceHandlers {
         `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: ${errorMessage(err)}`,
       );
     }
-    const opts = parseWriteOptions(r.query, r.verb);
+    const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     const contentType =
       (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
     const scale =
       r.verb === 'update'
-        ? store.updateScale(type, version, namespace, name, body, opts)
-        : store.patchScale(type, version, namespace, name, contentType, body, opts);
+        ? await store.updateScaleAsync(type, version, namespace, name, body, opts)
+        : await store.patchScaleAsync(type, version, namespace, name, contentType, body, opts);
     sendJson(res, 200, JSON.stringify(scale), warningHeaders(opts.warnings));
   }
 
@@ -396,29 +410,45 @@ export class ResourceHandlers {
     }
   }
 
+  /** The request's facts every write carries: who sent it and with which User-Agent. */
+  #requestOptions<T extends WriteOptions>(req: IncomingMessage, r: ResourceRequest, opts: T): T {
+    opts.user = r.user;
+    if (req.headers['user-agent'] !== undefined) opts.userAgent = req.headers['user-agent'];
+    return opts;
+  }
+
   /** Hands a decoded write to the store: create, update, apply or patch. */
-  #commitWrite(
+  async #commitWrite(
     r: ResourceRequest,
     contentType: string,
     body: unknown,
     opts: WriteOptions,
-  ): { code: number; stored: StoredObject } {
+  ): Promise<{ code: number; stored: StoredObject }> {
     const { store } = this.#ctx;
     const { type, version, namespace, name, subresource } = r;
     const verb: RequestVerb = r.verb;
     switch (verb) {
       case 'create':
-        return { code: 201, stored: store.create(type, version, namespace, body, opts) };
+        return {
+          code: 201,
+          stored: await store.createAsync(type, version, namespace, body, opts),
+        };
       case 'update':
         return {
           code: 200,
-          stored: store.update(type, version, namespace, name, body, subresource, opts),
+          stored: await store.updateAsync(type, version, namespace, name, body, subresource, opts),
         };
       case 'patch': {
-        const out =
-          contentType === APPLY_PATCH
-            ? store.apply(type, version, namespace, name, body, subresource, opts)
-            : store.patch(type, version, namespace, name, contentType, body, subresource, opts);
+        const out = await store.patchAsync(
+          type,
+          version,
+          namespace,
+          name,
+          contentType,
+          body,
+          subresource,
+          opts,
+        );
         return { code: out.created ? 201 : 200, stored: out.stored };
       }
       default:
