@@ -21,7 +21,7 @@ import {
 } from './protobuf/codec.js';
 import { parseDeleteOptions, parseListQuery, parseWriteOptions } from './query.js';
 import { groupResourceKey } from './registry.js';
-import { ResourceStore, TooLargeResourceVersion } from './resource_store.js';
+import { jsonPatchApplyError, ResourceStore, TooLargeResourceVersion } from './resource_store.js';
 import type { ListQuery, ListResult, WriteOptions } from './resource_store.js';
 import { readBody, sendBody, sendJson, warningHeaders } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
@@ -477,11 +477,7 @@ function patchScale(scale: UnstructuredObject, contentType: string, body: unknow
   } catch (err) {
     if (err instanceof PatchError) {
       if (err.code === 400) throw badRequest(err.message);
-      throw statusError(
-        422,
-        'Invalid',
-        `the server rejected our request due to an error in our request: ${err.message}`,
-      );
+      throw jsonPatchApplyError();
     }
     throw err;
   }

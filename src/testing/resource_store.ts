@@ -1142,16 +1142,7 @@ export class ResourceStore {
     } catch (err) {
       if (err instanceof PatchError) {
         if (err.code === 400) throw badRequest(err.message);
-        throw statusError(
-          422,
-          'Invalid',
-          `the server rejected our request due to an error in our request: ${err.message}`,
-          {
-            name,
-            group: type.group,
-            kind: type.kind,
-          },
-        );
+        throw jsonPatchApplyError();
       }
       throw err;
     }
@@ -1678,6 +1669,19 @@ export class TooLargeResourceVersion extends KubeControllerKitError {
 function allowsUnconditionalUpdate(type: ResourceType): boolean {
   if (type.crdName !== undefined) return false;
   return !(type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions');
+}
+
+/**
+ * A JSON patch that does not apply (a failed `test`, a missing path): kube-apiserver
+ * answers a generic 422 (`NewGenericServerResponse`) that keeps none of the cause.
+ */
+export function jsonPatchApplyError(): ApiError {
+  return statusError(
+    422,
+    'Invalid',
+    'the server rejected our request due to an error in our request',
+    {},
+  );
 }
 
 /** The garbage collector's finalizer a delete's propagation policy asks for. */
