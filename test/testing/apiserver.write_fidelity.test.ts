@@ -1,12 +1,16 @@
 // Differences from kube-apiserver found by trying it, pinned: a JSON patch that does not
 // apply answers kube-apiserver's generic 422; a write through the scale subresource records
 // its managedFields entry under the manager taken from the User-Agent, with subresource
-// `scale`.
+// `scale`; `/openapi/v2` is served, so `kubectl create -f` of a `kind: List` validates.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
-import { raw } from './helpers.js';
+import { hasKubectl, raw } from './helpers.js';
 
 interface ManagedEntry {
   manager?: string;
@@ -79,4 +83,47 @@ describe('write path fidelity (test API server)', () => {
     const creator = entries.find((e) => e.manager === 'creator');
     assert.ok(creator && creator.subresource === undefined);
   });
+
+  it('/openapi/v2 is served as JSON and as the protobuf kubectl asks for', async () => {
+    const json = await raw(server.url, 'GET', '/openapi/v2');
+    assert.equal(json.code, 200);
+    assert.equal(json.json.swagger, '2.0');
+    const pb = await raw(server.url, 'GET', '/openapi/v2', undefined, {
+      Accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+    });
+    assert.equal(pb.code, 200);
+    assert.equal(
+      pb.headers['content-type'],
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    );
+  });
+
+  it(
+    'kubectl create -f of a kind: List validates against /openapi/v2 and creates every item',
+    { skip: hasKubectl() ? false : 'kubectl is not installed on this machine' },
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'kck-list-'));
+      try {
+        await server.writeKubeconfig(join(dir, 'kubeconfig'));
+        await writeFile(
+          join(dir, 'list.yaml'),
+          'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: l1, namespace: default}\n  data: {a: b}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: l2, namespace: default}\n',
+        );
+        const out = await new Promise<{ err: Error | null; stdout: string; stderr: string }>(
+          (resolve) =>
+            execFile(
+              'kubectl',
+              ['create', '-f', join(dir, 'list.yaml'), '--cache-dir', join(dir, 'cache')],
+              { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir } },
+              (err, stdout, stderr) => resolve({ err, stdout, stderr }),
+            ),
+        );
+        assert.equal(out.err, null, out.stderr);
+        assert.match(out.stdout, /configmap\/l1 created\nconfigmap\/l2 created/);
+        assert.ok(server.get('configmaps', 'l2'));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
