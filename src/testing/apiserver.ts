@@ -48,6 +48,7 @@ import { mutatingWebhookPlugin } from './admission/mutating_webhook.js';
 import { validatingAdmissionPolicyPlugin } from './admission/validating_admission_policy.js';
 import { validatingWebhookPlugin } from './admission/validating_webhook.js';
 import { WebhookEndpoints } from './admission/webhook_client.js';
+import { WebhookConverter } from './webhook_converter.js';
 import type { InProcessWebhook, WebhookServiceReference } from './admission/webhook_client.js';
 import type { WebhookPluginDeps } from './admission/webhook_invocation.js';
 import { webhookConfigurationsFor } from './admission/webhook_install.js';
@@ -273,6 +274,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     this.#storage.onChange((e) => this.#watches.dispatch(e));
     this.#storage.onDropTable((grKey) => this.#watches.endAll(grKey));
     const ctx: ServerContext = {
+      converter: new WebhookConverter(this.#endpoints, (type) =>
+        type.crdName === undefined
+          ? undefined
+          : this.#storage.get(
+              groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+              type.crdName,
+            )?.obj,
+      ),
       registry: this.#registry,
       store: this.#store,
       storage: this.#storage,

@@ -60,12 +60,23 @@ export class ResourceHandlers {
     }
     switch (r.verb) {
       case 'get':
-        this.#sendOne(res, r, rendering, 200, this.#ctx.store.get(r.type, r.namespace, r.name));
+        this.#sendOne(
+          res,
+          r,
+          rendering,
+          200,
+          await this.#readAt(r, this.#ctx.store.get(r.type, r.namespace, r.name)),
+        );
         return;
       case 'list':
         await this.#list(res, r, rendering);
         return;
       case 'watch':
+        if (this.#ctx.converter.converts(r.type, r.version)) {
+          throw badRequest(
+            `the test API server does not convert watch events through a conversion webhook: watch ${r.type.resource}.${r.type.group} at its storage version ${this.#ctx.converter.storageVersion(r.type)}`,
+          );
+        }
         serveWatch(this.#ctx, res, r, rendering);
         return;
       case 'delete':
@@ -124,10 +135,11 @@ export class ResourceHandlers {
 
   async #list(res: ServerResponse, r: ResourceRequest, rendering: Rendering): Promise<void> {
     const { type, version } = r;
-    const result = await this.#listWaiting(
+    const listed = await this.#listWaiting(
       r,
       parseListQuery(r.query, type, r.namespace, this.#ctx.store),
     );
+    const result = { ...listed, items: await this.#readAllAt(r, listed.items) };
     if (rendering.table) {
       sendJson(
         res,
@@ -204,12 +216,13 @@ export class ResourceHandlers {
     // grace period, a terminating namespace); 202 only for an object kept while the request
     // set orphanDependents: false (a compatibility rule of its delete handler).
     const accepted = !gone && opts.orphanDependents === false && opts.dryRun !== true;
+    const shown = await this.#readAt(r, out);
     this.#sendOne(
       res,
       r,
       rendering,
       accepted ? 202 : 200,
-      out,
+      shown,
       warningHeaders(writeOptions.warnings),
     );
   }
@@ -349,7 +362,9 @@ export class ResourceHandlers {
     const body = await this.#decodeBody(r, contentType, bytes);
     const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     if (r.verb !== 'patch') opts.rawBody = bytes.toString('utf8');
-    const { code, stored } = await this.#commitWrite(r, contentType, body, opts);
+    const { code, stored } = this.#ctx.converter.converts(r.type, r.version)
+      ? await this.#commitConvertedWrite(r, contentType, body, opts)
+      : await this.#commitWrite(r, contentType, body, opts);
     this.#sendOne(res, r, rendering, code, stored, warningHeaders(opts.warnings));
   }
 
@@ -410,6 +425,80 @@ export class ResourceHandlers {
     }
   }
 
+  /** A stored object as the request's version shows it (through a conversion webhook). */
+  async #readAt(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
+    const [out] = await this.#readAllAt(r, [stored]);
+    return out ?? stored;
+  }
+
+  /** Stored objects at the request's version, converted in one ConversionReview. */
+  async #readAllAt(r: ResourceRequest, items: StoredObject[]): Promise<StoredObject[]> {
+    const { converter } = this.#ctx;
+    if (items.length === 0 || !converter.converts(r.type, r.version)) return items;
+    const objs = await converter.convert(
+      r.type,
+      items.map((o) => o.obj),
+      r.version,
+    );
+    return items.map((o, i) => {
+      const obj = objs[i] ?? o.obj;
+      return { ...o, obj, json: JSON.stringify(obj) };
+    });
+  }
+
+  /**
+   * A write at a version other than the storage version of a CRD that converts through a
+   * webhook: the body (for a patch, the object it patches, patched at the request's
+   * version) is converted to the storage version, written there, and answered converted
+   * back.
+   */
+  async #commitConvertedWrite(
+    r: ResourceRequest,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions,
+  ): Promise<{ code: number; stored: StoredObject }> {
+    const { converter, store } = this.#ctx;
+    const storage = converter.storageVersion(r.type);
+    const apiVersion = ResourceStore.apiVersion(r.type, r.version);
+    const toStorage = async (obj: UnstructuredObject): Promise<UnstructuredObject> => {
+      const [out] = await converter.convert(r.type, [{ ...obj, apiVersion }], storage);
+      return out ?? obj;
+    };
+    let written: { code: number; stored: StoredObject };
+    if (r.verb === 'patch') {
+      if (contentType === APPLY_PATCH) {
+        throw badRequest(
+          `the test API server applies (server-side apply) ${r.type.resource}.${r.type.group} only at its storage version ${storage}, its CRD converting through a webhook`,
+        );
+      }
+      const current = await this.#readAt(r, store.get(r.type, r.namespace, r.name));
+      const patched = patchScale(current.obj, contentType, body);
+      const next = await toStorage(patched as UnstructuredObject);
+      written = {
+        code: 200,
+        stored: await store.updateAsync(
+          r.type,
+          storage,
+          r.namespace,
+          r.name,
+          next,
+          r.subresource,
+          opts,
+        ),
+      };
+    } else {
+      const obj = isPlainObject(body) ? (body as UnstructuredObject) : {};
+      written = await this.#commitWrite(
+        { ...r, version: storage },
+        contentType,
+        await toStorage(obj),
+        opts,
+      );
+    }
+    return { code: written.code, stored: await this.#readAt(r, written.stored) };
+  }
+
   /** The request's facts every write carries: who sent it and with which User-Agent. */
   #requestOptions<T extends WriteOptions>(req: IncomingMessage, r: ResourceRequest, opts: T): T {
     opts.user = r.user;
@@ -457,7 +546,11 @@ export class ResourceHandlers {
   }
 }
 
-/** A patch of a Scale, by patch content type. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A patch of an object (a Scale, or a converted custom resource), by patch content type. */
 function patchScale(scale: UnstructuredObject, contentType: string, body: unknown): unknown {
   try {
     switch (contentType) {
