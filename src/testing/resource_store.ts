@@ -13,7 +13,6 @@ import type { LabelSelector } from '../apimachinery/labels.js';
 import type { ApiError } from '../client/errors.js';
 import type {
   ObjectMeta,
-  OwnerReference,
   StatusCause,
   UnstructuredObject,
 } from '../client/types.js';
@@ -44,6 +43,9 @@ import {
 import type { Storage, StoredObject } from './storage.js';
 import { objectKey } from './storage.js';
 import { OwnerIndex } from './owner_index.js';
+import type { ControllerStore } from './controller_store.js';
+import { GarbageCollector } from './garbage_collector.js';
+import { NamespaceController } from './namespace_controller.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
 import { CustomResourceSchemas, defaultOnRead, scaleOf, withReplicas } from './schema/index.js';
 import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
@@ -88,12 +90,6 @@ export interface DeleteOpts {
   orphanDependents?: boolean;
   /** What happens to the object's dependents (objects naming it in `ownerReferences`). */
   propagationPolicy?: PropagationPolicy;
-}
-
-/** A stored object with its resource type (what the garbage collector works on). */
-interface Held {
-  readonly type: ResourceType;
-  readonly stored: StoredObject;
 }
 
 /** DeleteOptions' `propagationPolicy`. */
@@ -186,7 +182,10 @@ export class ResourceStore {
   readonly #clock: Clock;
   readonly #watchCache: boolean;
   /** The owner graph, when the garbage collector is on. */
-  readonly #owners: OwnerIndex | undefined;
+  /** The garbage collector, when on. */
+  readonly #collector: GarbageCollector | undefined;
+  /** The namespace controller. */
+  readonly #namespaces: NamespaceController;
 
   /**
    * @param storage - objects; @param registry - resources; @param clock - for timestamps.
@@ -211,7 +210,16 @@ export class ResourceStore {
     this.#registry = registry;
     this.#clock = clock;
     this.#watchCache = watchCache;
-    this.#owners = garbageCollection ? new OwnerIndex(storage) : undefined;
+    const controllerStore: ControllerStore = {
+      storage,
+      registry,
+      delete: (type, namespace, name, opts) => this.delete(type, namespace, name, opts),
+      remove: (type, namespace, obj) => this.#remove(type, namespace, obj),
+    };
+    this.#collector = garbageCollection
+      ? new GarbageCollector(new OwnerIndex(storage), controllerStore)
+      : undefined;
+    this.#namespaces = new NamespaceController(controllerStore);
     this.admission = new AdmissionChain([this.builtinDefaults(), this.schemaValidation()]);
   }
 
@@ -417,8 +425,6 @@ export class ResourceStore {
     return yield* this.#updateScaleSteps(type, version, namespace, name, patched, opts);
   }
 
-  /** The namespace whose contents a namespace deletion is deleting right now. */
-  #sweeping: string | undefined;
   #nowSecond = -1;
   #nowText = '';
 
@@ -884,7 +890,7 @@ export class ResourceStore {
     const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
     if (isNamespaces(type) && nm.deletionTimestamp !== undefined) {
       // Its last metadata finalizer may have gone: a terminating namespace goes once empty.
-      this.#finishNamespaceIfEmpty(name);
+      this.#namespaces.finishIfEmpty(name);
       return this.#storage.get('namespaces', name) ?? result;
     }
     if (isCrd) this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
@@ -1185,143 +1191,20 @@ export class ResourceStore {
       ...obj,
       metadata: { ...obj.metadata },
     });
-    if (this.#owners !== undefined) {
-      const uid = obj.metadata?.uid;
-      if (uid !== undefined) this.#collectDependentsOf(uid);
-      // An owner deleted in the foreground waits for its blocking dependents, this one included.
-      for (const ref of obj.metadata?.ownerReferences ?? []) {
-        const owner = this.#held(ref.uid);
-        if (owner?.stored.obj.metadata?.finalizers?.includes('foregroundDeletion') === true)
-          this.#collectFor(owner);
-      }
-    }
-    if (type.namespaced) this.#finishNamespaceIfEmpty(namespace);
+    // The controllers' turn: dependents are collected (an owner deleted in the foreground
+    // waits for its blocking dependents, this one included); a terminating namespace goes
+    // once empty.
+    this.#collector?.objectRemoved(obj);
+    if (type.namespaced) this.#namespaces.finishIfEmpty(namespace);
     return removed;
   }
 
-  // ---------------------------------------------------------------- garbage collection
-
   /**
-   * The garbage collector's work for an object held by its finalizer (`orphan`: its
-   * dependents lose their reference to it; `foregroundDeletion`: its dependents are deleted,
-   * and once none that blocks it is left it goes), as kube-controller-manager's collector
-   * does — here at once, inside the request that caused it.
+   * Deleting a namespace, as kube-apiserver's namespace storage does: the namespace is
+   * marked (`deletionTimestamp`, phase `Terminating`; a create in it is then refused); the
+   * namespace controller (./namespace_controller.ts) then deletes what it holds.
    */
-  #collectFor(owner: Held): void {
-    const owners = this.#owners;
-    const uid = owner.stored.obj.metadata?.uid;
-    if (owners === undefined || uid === undefined) return;
-    const finalizers = owner.stored.obj.metadata?.finalizers ?? [];
-    if (finalizers.includes('orphan')) {
-      for (const dep of this.#dependents(uid)) this.#dropOwnerRefs(dep, (r) => r.uid === uid);
-      this.#dropFinalizer(owner, 'orphan');
-      return;
-    }
-    if (!finalizers.includes('foregroundDeletion')) return;
-    for (const dep of this.#dependents(uid)) {
-      const meta = dep.stored.obj.metadata;
-      if (meta?.deletionTimestamp !== undefined) continue;
-      // In the foreground only where there is something below to wait for, as the collector.
-      const below = meta?.uid !== undefined && owners.dependentsOf(meta.uid).length > 0;
-      this.delete(
-        dep.type,
-        dep.stored.namespace,
-        meta?.name ?? '',
-        below ? { propagationPolicy: 'Foreground' } : {},
-      );
-    }
-    const current = this.#held(uid);
-    if (current === undefined) return;
-    const blocked = this.#dependents(uid).some((d) =>
-      (d.stored.obj.metadata?.ownerReferences ?? []).some(
-        (r) => r.uid === uid && r.blockOwnerDeletion === true,
-      ),
-    );
-    if (!blocked) this.#dropFinalizer(current, 'foregroundDeletion');
-  }
-
-  /**
-   * After an object is gone: each dependent that has no other owner left is deleted (in the
-   * background); one that still has an owner only loses its references to the missing ones.
-   */
-  #collectDependentsOf(uid: string): void {
-    const owners = this.#owners;
-    if (owners === undefined) return;
-    for (const dep of this.#dependents(uid)) {
-      const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
-      const alive = refs.some((r) => r.uid !== uid && owners.get(r.uid) !== undefined);
-      if (alive) {
-        this.#dropOwnerRefs(dep, (r) => owners.get(r.uid) === undefined);
-      } else if (dep.stored.obj.metadata?.deletionTimestamp === undefined) {
-        this.delete(dep.type, dep.stored.namespace, dep.stored.obj.metadata?.name ?? '');
-      }
-    }
-  }
-
-  /** The stored object with this uid, with its resource type. */
-  #held(uid: string): Held | undefined {
-    const found = this.#owners?.get(uid);
-    const type = found === undefined ? undefined : this.#registry.byKey(found.grKey);
-    return type === undefined || found === undefined ? undefined : { type, stored: found.stored };
-  }
-
-  /** The stored dependents of an owner, with their resource types. */
-  #dependents(uid: string): Held[] {
-    const out: Held[] = [];
-    for (const at of this.#owners?.dependentsOf(uid) ?? []) {
-      const type = this.#registry.byKey(at.grKey);
-      const stored = this.#storage.get(at.grKey, at.key);
-      if (type !== undefined && stored !== undefined) out.push({ type, stored });
-    }
-    return out;
-  }
-
-  #dropOwnerRefs(dep: Held, drop: (ref: OwnerReference) => boolean): void {
-    const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
-    const kept = refs.filter((r) => !drop(r));
-    if (kept.length === refs.length) return;
-    const next = clone(dep.stored.obj);
-    const m = (next.metadata ??= {});
-    if (kept.length === 0) delete m.ownerReferences;
-    else m.ownerReferences = kept;
-    this.#commitModified(dep, next);
-  }
-
-  /** Removes one of the collector's finalizers; an object marked for deletion with none left goes. */
-  #dropFinalizer(held: Held, finalizer: string): void {
-    const next = clone(held.stored.obj);
-    const m = (next.metadata ??= {});
-    const left = (m.finalizers ?? []).filter((f) => f !== finalizer);
-    if (left.length === 0) delete m.finalizers;
-    else m.finalizers = left;
-    if (m.deletionTimestamp !== undefined && left.length === 0) {
-      this.#remove(held.type, held.stored.namespace, next);
-      return;
-    }
-    this.#commitModified(held, next);
-  }
-
-  /** Stores the collector's change to an object (no field manager: it writes directly). */
-  #commitModified(held: Held, next: UnstructuredObject): void {
-    const { type, stored } = held;
-    this.#storage.commit(
-      'MODIFIED',
-      groupResourceKey(type.group, type.resource),
-      stored.namespace,
-      next.metadata?.name ?? '',
-      next,
-    );
-  }
-
-  /**
-   * Deleting a namespace, as kube-apiserver's namespace storage and the namespace controller
-   * do it together: the namespace is marked (`deletionTimestamp`, phase `Terminating`; a
-   * create in it is then refused), everything in it is deleted — objects with finalizers
-   * stay, marked, until their finalizers are removed — and once it is empty the
-   * `kubernetes` finalizer is dropped and the namespace goes. Pods are deleted without a
-   * grace period (there is no kubelet to end them).
-   */
-  #deleteNamespace(existing: StoredObject, opts: DeleteOpts): StoredObject {
+  #markNamespace(existing: StoredObject, opts: DeleteOpts): StoredObject {
     const name = existing.obj.metadata?.name ?? '';
     let current = existing;
     if (existing.obj.metadata?.deletionTimestamp === undefined) {
@@ -1335,51 +1218,8 @@ export class ResourceStore {
     } else if (opts.dryRun) {
       return existing;
     }
-    this.#sweeping = name;
-    try {
-      for (const t of this.#registry.all()) {
-        if (!t.namespaced) continue;
-        const grKey = groupResourceKey(t.group, t.resource);
-        for (const o of this.#storage.list(grKey, name)) {
-          if (o.obj.metadata?.deletionTimestamp !== undefined) continue;
-          this.delete(t, name, o.obj.metadata?.name ?? '', { gracePeriodSeconds: 0 });
-        }
-      }
-    } finally {
-      this.#sweeping = undefined;
-    }
-    this.#finishNamespaceIfEmpty(name);
+    this.#namespaces.namespaceTerminating(name);
     return this.#storage.get('namespaces', name) ?? current;
-  }
-
-  /** A terminating namespace with nothing left in it loses its `kubernetes` finalizer and, with no other finalizer, goes. */
-  #finishNamespaceIfEmpty(namespace: string): void {
-    if (this.#sweeping === namespace) return;
-    const ns = this.#storage.get('namespaces', namespace);
-    if (ns === undefined || ns.obj.metadata?.deletionTimestamp === undefined) return;
-    for (const t of this.#registry.all()) {
-      if (t.namespaced && this.#storage.hasAnyIn(groupResourceKey(t.group, t.resource), namespace))
-        return;
-    }
-    const spec = isObject(ns.obj.spec) ? ns.obj.spec : {};
-    const specFinalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
-    const left = specFinalizers.filter((f) => f !== 'kubernetes');
-    let current = ns;
-    if (left.length !== specFinalizers.length) {
-      // The namespace controller's `finalize`, then its final delete: MODIFIED, DELETED.
-      const next = clone(ns.obj);
-      next.spec = { ...spec, finalizers: left };
-      current = this.#storage.commit('MODIFIED', 'namespaces', '', namespace, next);
-    }
-    if (left.length === 0 && (current.obj.metadata?.finalizers ?? []).length === 0) {
-      this.#remove(this.#namespacesType(), '', current.obj);
-    }
-  }
-
-  #namespacesType(): ResourceType {
-    const t = this.#registry.byGroupResource('', 'namespaces');
-    if (t === undefined) throw new KubeControllerKitError('namespaces are not served');
-    return t;
   }
 
   #deleteCrdObjects(crd: UnstructuredObject): void {
@@ -1420,7 +1260,7 @@ export class ResourceStore {
       );
     }
     const grKey = groupResourceKey(type.group, type.resource);
-    if (isNamespaces(type)) return this.#deleteNamespace(existing, opts);
+    if (isNamespaces(type)) return this.#markNamespace(existing, opts);
     // As kube-apiserver's registry: Foreground and Orphan deletes hold the object with the
     // garbage collector's finalizer (which the collector, when on, then works off).
     const gcFinalizer = gcFinalizerFor(opts);
@@ -1461,8 +1301,8 @@ export class ResourceStore {
       }
       if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
       const marked = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
-      if (gcFinalizer === undefined || this.#owners === undefined) return marked;
-      this.#collectFor({ type, stored: marked });
+      if (gcFinalizer === undefined || this.#collector === undefined) return marked;
+      this.#collector.collectFor({ type, stored: marked });
       return this.#storage.get(grKey, marked.key) ?? marked;
     }
     return this.#commitRemove(type, existing, opts);
