@@ -76,7 +76,8 @@ export function withBuiltinDefaults(
 ): UnstructuredObject {
   const defaulter = DEFAULTERS.get(groupResourceKey(group, resource));
   if (defaulter === undefined) return obj;
-  const copy = structuredClone(obj);
+  // A JSON round trip: faster than structuredClone for plain JSON objects.
+  const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
   defaulter(copy);
   return copy;
 }
