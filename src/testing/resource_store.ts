@@ -11,11 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import type { ApiError } from '../client/errors.js';
-import type {
-  ObjectMeta,
-  StatusCause,
-  UnstructuredObject,
-} from '../client/types.js';
+import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
@@ -52,6 +48,10 @@ import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
 import { AdmissionChain } from './admission/chain.js';
 import type { AdmissionAttributes, WriteOperation, WriteOptions } from './admission/interfaces.js';
 import { schemaValidationPlugin } from './admission/schema_validation.js';
+import {
+  isWebhookConfiguration,
+  validateWebhookConfiguration,
+} from './admission/webhook_validation.js';
 import type { CustomResourceSchema, Scale } from './schema/index.js';
 import { selectableFields } from './watch.js';
 
@@ -608,6 +608,9 @@ export class ResourceStore {
     if (type.crdName === undefined && type.resource === 'customresourcedefinitions') {
       causes.push(...validateCrd(obj));
     }
+    if (isWebhookConfiguration(type.group, type.resource)) {
+      causes.push(...validateWebhookConfiguration(obj));
+    }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
       throw statusError(
@@ -836,6 +839,9 @@ export class ResourceStore {
     const causes = validateObjectMeta(next, type.nameRule);
     if (type.resource === 'customresourcedefinitions' && type.crdName === undefined) {
       causes.push(...validateCrd(next));
+    }
+    if (isWebhookConfiguration(type.group, type.resource)) {
+      causes.push(...validateWebhookConfiguration(next));
     }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
     // Admission: every update, patch and apply of an existing object passes here.

@@ -432,7 +432,7 @@ describe('admission webhooks (test API server)', () => {
   });
 
   it(
-    'dry-run: a webhook with sideEffects None is called with dryRun true; sideEffects Some refuses dry-run (400)',
+    'dry-run: a webhook with sideEffects None is called with dryRun true; a v1 configuration with side effects is refused (422)',
     { skip: skipKubectl },
     async () => {
       server.create(
@@ -446,19 +446,23 @@ describe('admission webhooks (test API server)', () => {
       assert.equal(seen[0]?.review.request.dryRun, true);
       assert.deepEqual(seen[0]?.review.request.options.dryRun, ['All']);
       assert.equal(server.get('configmaps', 'd1'), undefined);
-      server.create(
-        'validatingwebhookconfigurations.admissionregistration.k8s.io',
-        withCa(
-          webhookConfig('ValidatingWebhookConfiguration', 'effects', [
-            { name: 'effects.example.com', sideEffects: 'Some' },
-          ]),
+      // v1 allows only None and NoneOnDryRun: a webhook with side effects cannot be configured.
+      const res = await raw(
+        server.url,
+        'POST',
+        '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations',
+        JSON.stringify(
+          withCa(
+            webhookConfig('ValidatingWebhookConfiguration', 'effects', [
+              { name: 'effects.example.com', sideEffects: 'Some' },
+            ]),
+          ),
         ),
       );
-      const refused = await kubectl(['create', 'configmap', 'd2', '--dry-run=server']);
-      assert.notEqual(refused.code, 0);
-      assert.match(
-        refused.stderr,
-        /admission webhook "effects\.example\.com" does not support dry run/,
+      assert.equal(res.code, 422);
+      assert.equal(
+        res.json.message,
+        'ValidatingWebhookConfiguration.admissionregistration.k8s.io "effects" is invalid: webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
       );
     },
   );
