@@ -41,6 +41,8 @@ describe('CRD conversion webhooks (test API server)', () => {
   let server: TestApiServer;
   let hooks: Server;
   let caBundle: string;
+  let caCert: string;
+  let hooksUrl: string;
   const reviews: any[] = [];
   let mode: 'ok' | 'fail' | 'wrong-uid' | 'drop' = 'ok';
   let dir: string;
@@ -86,6 +88,7 @@ describe('CRD conversion webhooks (test API server)', () => {
   before(async () => {
     const certs = await generateTestCertificates({ serverNames: ['conv.default.svc'] });
     caBundle = Buffer.from(certs.caCert).toString('base64');
+    caCert = certs.caCert;
     hooks = createServer({ key: certs.serverKey, cert: certs.serverCert }, (req, res) => {
       let body = '';
       req.setEncoding('utf8');
@@ -115,6 +118,7 @@ describe('CRD conversion webhooks (test API server)', () => {
       });
     });
     await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+    hooksUrl = `https://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
     server = await startTestApiServer();
     server.registerService(
       { namespace: 'default', name: 'conv' },
@@ -227,5 +231,33 @@ describe('CRD conversion webhooks (test API server)', () => {
       drop.json.message,
       'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget returned 0 objects, expected 1',
     );
+  });
+
+  it('the webhooks option installs a CRD whose conversion points at <baseUrl>/convert (the envtest pattern)', async () => {
+    const installed = await startTestApiServer({
+      webhooks: { configurations: [crd()], baseUrl: hooksUrl, caBundle: caCert },
+    });
+    try {
+      const stored = installed.get<any>(
+        'customresourcedefinitions.apiextensions.k8s.io',
+        'gadgets.example.com',
+      );
+      assert.equal(stored.spec.conversion.webhook.clientConfig.url, `${hooksUrl}/convert`);
+      installed.create('gadgets.example.com', {
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'e1' },
+        spec: { size: 9 },
+      });
+      const res = await raw(
+        installed.url,
+        'GET',
+        '/apis/example.com/v2/namespaces/default/gadgets/e1',
+      );
+      assert.equal(res.code, 200, res.body);
+      assert.deepEqual(res.json.spec, { replicas: 9 });
+    } finally {
+      await installed.close();
+    }
   });
 });
