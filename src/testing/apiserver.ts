@@ -41,6 +41,18 @@ import type { FieldGetter, ResourceType } from './registry.js';
 import { Authenticator } from './authentication.js';
 import { ResourceHandlers } from './resource_handlers.js';
 import { ResourceStore } from './resource_store.js';
+import { relabelVersion } from './admission/admission_review.js';
+import { AdmissionChain } from './admission/chain.js';
+import type { AdmissionAttributes } from './admission/interfaces.js';
+import { mutatingWebhookPlugin } from './admission/mutating_webhook.js';
+import { validatingAdmissionPolicyPlugin } from './admission/validating_admission_policy.js';
+import { validatingWebhookPlugin } from './admission/validating_webhook.js';
+import { WebhookEndpoints } from './admission/webhook_client.js';
+import { WebhookConverter } from './webhook_converter.js';
+import type { InProcessWebhook, WebhookServiceReference } from './admission/webhook_client.js';
+import type { WebhookPluginDeps } from './admission/webhook_invocation.js';
+import { webhookConfigurationsFor } from './admission/webhook_install.js';
+import type { WebhookInstallOptions } from './admission/webhook_install.js';
 import { sendStatus } from './responses.js';
 import { Router } from './router.js';
 import type { RecordedRequest } from './router.js';
@@ -52,6 +64,24 @@ import { crdPrinterColumns, tablePrinters } from './table.js';
 import type { WatchConnection } from './watch.js';
 
 export type { RecordedRequest } from './router.js';
+export type { InProcessWebhook, WebhookServiceReference } from './admission/webhook_client.js';
+export type { WebhookInstallOptions } from './admission/webhook_install.js';
+
+/** An audit annotation admission recorded for a request (webhooks, policies). */
+export interface AdmissionAuditAnnotation {
+  /** CREATE, UPDATE or DELETE. */
+  operation: string;
+  /** `group/resource` as in messages: `configmaps`, `widgets.example.com`. */
+  resource: string;
+  /** The object's namespace ('' when cluster-scoped). */
+  namespace: string;
+  /** The object's name. */
+  name: string;
+  /** The key (`<webhook name>/<key>`, or kube-apiserver's own keys). */
+  key: string;
+  /** The value. */
+  value: string;
+}
 
 /**
  * Authentication the server requires. Without any, requests are anonymous
@@ -111,6 +141,11 @@ export interface TestApiServerOptions {
    * held by its `foregroundDeletion` or `orphan` finalizer).
    */
   garbageCollection?: boolean;
+  /**
+   * Webhook configurations to install at start, pointing at a webhook server the test
+   * runs (the envtest pattern; see {@link TestApiServer.installWebhooks}).
+   */
+  webhooks?: WebhookInstallOptions;
 }
 
 /** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
@@ -174,6 +209,22 @@ export interface TestApiServer {
   readonly requests: readonly RecordedRequest[];
   /** Forgets the recorded requests. */
   clearRequests(): void;
+  /**
+   * Makes a Service that webhook configurations (or a CRD's conversion webhook) name
+   * reachable: calls to `https://<name>.<namespace>.svc:<port><path>` go to `target`, a
+   * local HTTPS address (`https://127.0.0.1:PORT`, its certificate checked against the
+   * configuration's caBundle for the name `<name>.<namespace>.svc`), or an in-process
+   * handler (no TLS, same semantics: the review crosses as JSON, the timeout holds).
+   */
+  registerService(service: WebhookServiceReference, target: string | InProcessWebhook): void;
+  /**
+   * Installs webhook configurations pointing at a webhook server the test runs, as
+   * envtest's `WebhookInstallOptions`: every `clientConfig` becomes `<baseUrl><path>`, a
+   * CRD conversion webhook `<baseUrl>/convert`, the caBundle the given CA.
+   */
+  installWebhooks(options: WebhookInstallOptions): void;
+  /** The audit annotations admission recorded (webhooks' `auditAnnotations`, fail-open marks). */
+  readonly auditAnnotations: readonly AdmissionAuditAnnotation[];
   /** Stops the server: ends every watch, socket and timer. */
   close(): Promise<void>;
 }
@@ -201,6 +252,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   #server: Server | undefined;
   #closed = false;
   #requests: RecordedRequest[] = [];
+  readonly #endpoints = new WebhookEndpoints();
+  readonly #auditAnnotations: AdmissionAuditAnnotation[] = [];
 
   constructor(options: TestApiServerOptions) {
     this.#options = options;
@@ -216,10 +269,19 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       options.watchCache ?? true,
       options.garbageCollection ?? true,
     );
+    this.#store.admission = this.#admissionChain();
     this.faults = new TestApiServerFaults(this);
     this.#storage.onChange((e) => this.#watches.dispatch(e));
     this.#storage.onDropTable((grKey) => this.#watches.endAll(grKey));
     const ctx: ServerContext = {
+      converter: new WebhookConverter(this.#endpoints, (type) =>
+        type.crdName === undefined
+          ? undefined
+          : this.#storage.get(
+              groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+              type.crdName,
+            )?.obj,
+      ),
       registry: this.#registry,
       store: this.#store,
       storage: this.#storage,
@@ -259,6 +321,78 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const nsType = this.#type('namespaces');
     for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public']) {
       this.#store.create(nsType, 'v1', '', { metadata: { name: ns } });
+    }
+    if (options.webhooks !== undefined) this.installWebhooks(options.webhooks);
+  }
+
+  /**
+   * kube-apiserver's admission order: mutation (built-in defaults, then the mutating
+   * webhooks), the schema of custom resources (pruning, defaulting, OpenAPI and CEL
+   * validation), then validation (ValidatingAdmissionPolicies, then the validating
+   * webhooks, called in parallel).
+   */
+  #admissionChain(): AdmissionChain {
+    const objects = (resource: string): UnstructuredObject[] =>
+      this.#storage
+        .list(groupResourceKey('admissionregistration.k8s.io', resource))
+        .map((s) => s.obj);
+    const record = (attrs: AdmissionAttributes, key: string, value: string): void => {
+      this.#auditAnnotations.push({
+        operation: attrs.operation === 'delete' ? 'DELETE' : attrs.old ? 'UPDATE' : 'CREATE',
+        resource: groupResourceKey(attrs.type.group, attrs.type.resource),
+        namespace: attrs.namespace,
+        name: attrs.name,
+        key,
+        value,
+      });
+      if (this.#auditAnnotations.length > 10_000) this.#auditAnnotations.splice(0, 5_000);
+    };
+    const namespace = (name: string): UnstructuredObject | undefined =>
+      this.#storage.get('namespaces', name)?.obj;
+    const webhookDeps = (resource: string): WebhookPluginDeps => ({
+      configurations: () => objects(resource),
+      namespaceLabels: (name) => namespace(name)?.metadata?.labels,
+      endpoints: this.#endpoints,
+      convert: relabelVersion,
+      recordAuditAnnotation: record,
+    });
+    return new AdmissionChain([
+      this.#store.builtinDefaults(),
+      mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
+      this.#store.schemaValidation(),
+      validatingAdmissionPolicyPlugin({
+        policies: () => objects('validatingadmissionpolicies'),
+        bindings: () => objects('validatingadmissionpolicybindings'),
+        namespace,
+        convert: relabelVersion,
+        recordAuditAnnotation: record,
+      }),
+      validatingWebhookPlugin(webhookDeps('validatingwebhookconfigurations')),
+    ]);
+  }
+
+  get auditAnnotations(): readonly AdmissionAuditAnnotation[] {
+    return this.#auditAnnotations;
+  }
+
+  registerService(service: WebhookServiceReference, target: string | InProcessWebhook): void {
+    this.#endpoints.registerService(service, target);
+  }
+
+  installWebhooks(options: WebhookInstallOptions): void {
+    for (const config of webhookConfigurationsFor(options)) {
+      const kind = config.kind ?? '';
+      const resource =
+        kind === 'CustomResourceDefinition'
+          ? 'customresourcedefinitions.apiextensions.k8s.io'
+          : `${kind.toLowerCase()}s.admissionregistration.k8s.io`;
+      const existing = this.get(resource, config.metadata?.name ?? '');
+      if (existing === undefined) this.create(resource, config);
+      else {
+        const metadata = { ...config.metadata };
+        delete metadata.resourceVersion;
+        this.update(resource, { ...config, metadata });
+      }
     }
   }
 

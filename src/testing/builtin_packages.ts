@@ -20,4 +20,5 @@ export const BUILTIN_API_PACKAGES: Readonly<Record<string, string>> = {
   'rbac.authorization.k8s.io': 'rbac',
   'authorization.k8s.io': 'authorization',
   'authentication.k8s.io': 'authentication',
+  'admissionregistration.k8s.io': 'admissionregistration',
 };

@@ -15,7 +15,7 @@ import { KubeControllerKitError } from '../util/errors.js';
 export interface TestCertificates {
   /** The CA certificate (trust anchor for both sides). */
   caCert: string;
-  /** The server certificate (SANs: 127.0.0.1, localhost). */
+  /** The server certificate (SANs: 127.0.0.1, localhost and any `serverNames` asked). */
   serverCert: string;
   /** The server's private key. */
   serverKey: string;
@@ -23,6 +23,15 @@ export interface TestCertificates {
   clientCert: string;
   /** The client's private key. */
   clientKey: string;
+}
+
+/** What to mint. */
+export interface TestCertificateOptions {
+  /**
+   * DNS names the server certificate is also valid for, beyond `127.0.0.1` and
+   * `localhost` (e.g. `webhook.default.svc` for a webhook server reached as a Service).
+   */
+  serverNames?: string[];
 }
 
 /** `openssl` failed or is missing. */
@@ -44,7 +53,17 @@ function run(cwd: string, args: string[]): Promise<void> {
 }
 
 /** Mints a CA, a server certificate and a client certificate with openssl. */
-export async function generateTestCertificates(): Promise<TestCertificates> {
+export async function generateTestCertificates(
+  options: TestCertificateOptions = {},
+): Promise<TestCertificates> {
+  const names = ['localhost', ...(options.serverNames ?? [])];
+  for (const n of names) {
+    if (!/^[A-Za-z0-9*]([A-Za-z0-9.*-]*[A-Za-z0-9])?$/.test(n)) {
+      throw new CertificateGenerationError(
+        `not a DNS name for a test certificate: ${JSON.stringify(n)}`,
+      );
+    }
+  }
   const dir = await mkdtemp(join(tmpdir(), 'kck-certs-'));
   try {
     const days = ['-days', '2'];
@@ -64,7 +83,7 @@ export async function generateTestCertificates(): Promise<TestCertificates> {
     ]);
     await writeFile(
       join(dir, 'server.ext'),
-      'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
+      `subjectAltName=IP:127.0.0.1,${names.map((n) => `DNS:${n}`).join(',')}\nextendedKeyUsage=serverAuth\n`,
     );
     await writeFile(join(dir, 'client.ext'), 'extendedKeyUsage=clientAuth\n');
     for (const [who, subj] of [

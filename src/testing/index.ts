@@ -6,8 +6,12 @@
  */
 export { startTestApiServer, TestApiServerError } from './apiserver.js';
 export type {
+  AdmissionAuditAnnotation,
+  InProcessWebhook,
   RecordedRequest,
   ResourceRef,
+  WebhookInstallOptions,
+  WebhookServiceReference,
   TestApiServer,
   TestApiServerAuth,
   TestApiServerOptions,
@@ -24,7 +28,7 @@ export type {
 } from './faults.js';
 export type { FieldGetter } from './registry.js';
 export { CertificateGenerationError, generateTestCertificates } from './certs.js';
-export type { TestCertificates } from './certs.js';
+export type { TestCertificateOptions, TestCertificates } from './certs.js';
 export { runTestApiServerCli } from './cli.js';
 export type { CliIo } from './cli.js';
 export {

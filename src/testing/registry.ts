@@ -357,6 +357,32 @@ export function builtinResources(): ResourceType[] {
       strategicMerge: true,
     }),
     ...reviewResources(),
+    // Admission configuration: stored and read by the admission chain (./admission).
+    ...(
+      [
+        ['MutatingWebhookConfiguration', 'mutatingwebhookconfigurations', true],
+        ['ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', true],
+        ['ValidatingAdmissionPolicyBinding', 'validatingadmissionpolicybindings', true],
+      ] as const
+    ).map(([kind, resource, tracksGeneration]) =>
+      builtin({
+        group: 'admissionregistration.k8s.io',
+        resource,
+        kind,
+        namespaced: false,
+        categories: ['api-extensions'],
+        tracksGeneration,
+      }),
+    ),
+    builtin({
+      group: 'admissionregistration.k8s.io',
+      resource: 'validatingadmissionpolicies',
+      kind: 'ValidatingAdmissionPolicy',
+      namespaced: false,
+      categories: ['api-extensions'],
+      statusSubresource: true,
+      tracksGeneration: true,
+    }),
     builtin({
       group: 'apiextensions.k8s.io',
       resource: 'customresourcedefinitions',

@@ -21,7 +21,7 @@ import {
 } from './protobuf/codec.js';
 import { parseDeleteOptions, parseListQuery, parseWriteOptions } from './query.js';
 import { groupResourceKey } from './registry.js';
-import { ResourceStore, TooLargeResourceVersion } from './resource_store.js';
+import { jsonPatchApplyError, ResourceStore, TooLargeResourceVersion } from './resource_store.js';
 import type { ListQuery, ListResult, WriteOptions } from './resource_store.js';
 import { readBody, sendBody, sendJson, warningHeaders } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
@@ -60,12 +60,23 @@ export class ResourceHandlers {
     }
     switch (r.verb) {
       case 'get':
-        this.#sendOne(res, r, rendering, 200, this.#ctx.store.get(r.type, r.namespace, r.name));
+        this.#sendOne(
+          res,
+          r,
+          rendering,
+          200,
+          await this.#readAt(r, this.#ctx.store.get(r.type, r.namespace, r.name)),
+        );
         return;
       case 'list':
         await this.#list(res, r, rendering);
         return;
       case 'watch':
+        if (this.#ctx.converter.converts(r.type, r.version)) {
+          throw badRequest(
+            `the test API server does not convert watch events through a conversion webhook: watch ${r.type.resource}.${r.type.group} at its storage version ${this.#ctx.converter.storageVersion(r.type)}`,
+          );
+        }
         serveWatch(this.#ctx, res, r, rendering);
         return;
       case 'delete':
@@ -124,10 +135,11 @@ export class ResourceHandlers {
 
   async #list(res: ServerResponse, r: ResourceRequest, rendering: Rendering): Promise<void> {
     const { type, version } = r;
-    const result = await this.#listWaiting(
+    const listed = await this.#listWaiting(
       r,
       parseListQuery(r.query, type, r.namespace, this.#ctx.store),
     );
+    const result = { ...listed, items: await this.#readAllAt(r, listed.items) };
     if (rendering.table) {
       sendJson(
         res,
@@ -189,14 +201,30 @@ export class ResourceHandlers {
   ): Promise<void> {
     const { type } = r;
     const opts = parseDeleteOptions(await this.#bodyText(req), r.query);
-    const out = this.#ctx.store.delete(type, r.namespace, r.name, opts);
+    const writeOptions = this.#requestOptions(req, r, { warnings: [] as string[] });
+    const out = await this.#ctx.store.deleteAsync(
+      type,
+      r.version,
+      r.namespace,
+      r.name,
+      opts,
+      writeOptions,
+    );
     const gone =
       this.#ctx.storage.get(groupResourceKey(type.group, type.resource), out.key) === undefined;
     // kube-apiserver answers 200 whether the object went or was only marked (finalizers, a
     // grace period, a terminating namespace); 202 only for an object kept while the request
     // set orphanDependents: false (a compatibility rule of its delete handler).
     const accepted = !gone && opts.orphanDependents === false && opts.dryRun !== true;
-    this.#sendOne(res, r, rendering, accepted ? 202 : 200, out);
+    const shown = await this.#readAt(r, out);
+    this.#sendOne(
+      res,
+      r,
+      rendering,
+      accepted ? 202 : 200,
+      shown,
+      warningHeaders(writeOptions.warnings),
+    );
   }
 
   async #deleteCollection(
@@ -310,9 +338,9 @@ export class ResourceHandlers {
     const body = await this.#decodeBody(r, contentType, bytes);
     let written: unknown = body;
     if (r.verb === 'patch') written = patchScale(toScale(type, existing.obj), contentType, body);
-    const opts = parseWriteOptions(r.query, r.verb);
+    const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     const next = fromScale(type, existing.obj, written);
-    const stored = store.update(type, version, namespace, name, next, '', opts);
+    const stored = await store.updateAsync(type, version, namespace, name, next, 'scale', opts);
     send(200, stored.obj, warningHeaders(opts.warnings));
   }
 
@@ -332,10 +360,11 @@ export class ResourceHandlers {
   ): Promise<void> {
     const { bytes, contentType } = await this.#readWriteBody(req);
     const body = await this.#decodeBody(r, contentType, bytes);
-    const opts = parseWriteOptions(r.query, r.verb);
+    const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     if (r.verb !== 'patch') opts.rawBody = bytes.toString('utf8');
-    if (req.headers['user-agent'] !== undefined) opts.userAgent = req.headers['user-agent'];
-    const { code, stored } = this.#commitWrite(r, contentType, body, opts);
+    const { code, stored } = this.#ctx.converter.converts(r.type, r.version)
+      ? await this.#commitConvertedWrite(r, contentType, body, opts)
+      : await this.#commitWrite(r, contentType, body, opts);
     this.#sendOne(res, r, rendering, code, stored, warningHeaders(opts.warnings));
   }
 
@@ -366,13 +395,13 @@ export class ResourceHandlers {
         `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: ${errorMessage(err)}`,
       );
     }
-    const opts = parseWriteOptions(r.query, r.verb);
+    const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     const contentType =
       (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
     const scale =
       r.verb === 'update'
-        ? store.updateScale(type, version, namespace, name, body, opts)
-        : store.patchScale(type, version, namespace, name, contentType, body, opts);
+        ? await store.updateScaleAsync(type, version, namespace, name, body, opts)
+        : await store.patchScaleAsync(type, version, namespace, name, contentType, body, opts);
     sendJson(res, 200, JSON.stringify(scale), warningHeaders(opts.warnings));
   }
 
@@ -396,29 +425,119 @@ export class ResourceHandlers {
     }
   }
 
-  /** Hands a decoded write to the store: create, update, apply or patch. */
-  #commitWrite(
+  /** A stored object as the request's version shows it (through a conversion webhook). */
+  async #readAt(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
+    const [out] = await this.#readAllAt(r, [stored]);
+    return out ?? stored;
+  }
+
+  /** Stored objects at the request's version, converted in one ConversionReview. */
+  async #readAllAt(r: ResourceRequest, items: StoredObject[]): Promise<StoredObject[]> {
+    const { converter } = this.#ctx;
+    if (items.length === 0 || !converter.converts(r.type, r.version)) return items;
+    const objs = await converter.convert(
+      r.type,
+      items.map((o) => o.obj),
+      r.version,
+    );
+    return items.map((o, i) => {
+      const obj = objs[i] ?? o.obj;
+      return { ...o, obj, json: JSON.stringify(obj) };
+    });
+  }
+
+  /**
+   * A write at a version other than the storage version of a CRD that converts through a
+   * webhook: the body (for a patch, the object it patches, patched at the request's
+   * version) is converted to the storage version, written there, and answered converted
+   * back.
+   */
+  async #commitConvertedWrite(
     r: ResourceRequest,
     contentType: string,
     body: unknown,
     opts: WriteOptions,
-  ): { code: number; stored: StoredObject } {
+  ): Promise<{ code: number; stored: StoredObject }> {
+    const { converter, store } = this.#ctx;
+    const storage = converter.storageVersion(r.type);
+    const apiVersion = ResourceStore.apiVersion(r.type, r.version);
+    const toStorage = async (obj: UnstructuredObject): Promise<UnstructuredObject> => {
+      const [out] = await converter.convert(r.type, [{ ...obj, apiVersion }], storage);
+      return out ?? obj;
+    };
+    let written: { code: number; stored: StoredObject };
+    if (r.verb === 'patch') {
+      if (contentType === APPLY_PATCH) {
+        throw badRequest(
+          `the test API server applies (server-side apply) ${r.type.resource}.${r.type.group} only at its storage version ${storage}, its CRD converting through a webhook`,
+        );
+      }
+      const current = await this.#readAt(r, store.get(r.type, r.namespace, r.name));
+      const patched = patchScale(current.obj, contentType, body);
+      const next = await toStorage(patched as UnstructuredObject);
+      written = {
+        code: 200,
+        stored: await store.updateAsync(
+          r.type,
+          storage,
+          r.namespace,
+          r.name,
+          next,
+          r.subresource,
+          opts,
+        ),
+      };
+    } else {
+      const obj = isPlainObject(body) ? (body as UnstructuredObject) : {};
+      written = await this.#commitWrite(
+        { ...r, version: storage },
+        contentType,
+        await toStorage(obj),
+        opts,
+      );
+    }
+    return { code: written.code, stored: await this.#readAt(r, written.stored) };
+  }
+
+  /** The request's facts every write carries: who sent it and with which User-Agent. */
+  #requestOptions<T extends WriteOptions>(req: IncomingMessage, r: ResourceRequest, opts: T): T {
+    opts.user = r.user;
+    if (req.headers['user-agent'] !== undefined) opts.userAgent = req.headers['user-agent'];
+    return opts;
+  }
+
+  /** Hands a decoded write to the store: create, update, apply or patch. */
+  async #commitWrite(
+    r: ResourceRequest,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions,
+  ): Promise<{ code: number; stored: StoredObject }> {
     const { store } = this.#ctx;
     const { type, version, namespace, name, subresource } = r;
     const verb: RequestVerb = r.verb;
     switch (verb) {
       case 'create':
-        return { code: 201, stored: store.create(type, version, namespace, body, opts) };
+        return {
+          code: 201,
+          stored: await store.createAsync(type, version, namespace, body, opts),
+        };
       case 'update':
         return {
           code: 200,
-          stored: store.update(type, version, namespace, name, body, subresource, opts),
+          stored: await store.updateAsync(type, version, namespace, name, body, subresource, opts),
         };
       case 'patch': {
-        const out =
-          contentType === APPLY_PATCH
-            ? store.apply(type, version, namespace, name, body, subresource, opts)
-            : store.patch(type, version, namespace, name, contentType, body, subresource, opts);
+        const out = await store.patchAsync(
+          type,
+          version,
+          namespace,
+          name,
+          contentType,
+          body,
+          subresource,
+          opts,
+        );
         return { code: out.created ? 201 : 200, stored: out.stored };
       }
       default:
@@ -427,7 +546,11 @@ export class ResourceHandlers {
   }
 }
 
-/** A patch of a Scale, by patch content type. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A patch of an object (a Scale, or a converted custom resource), by patch content type. */
 function patchScale(scale: UnstructuredObject, contentType: string, body: unknown): unknown {
   try {
     switch (contentType) {
@@ -447,11 +570,7 @@ function patchScale(scale: UnstructuredObject, contentType: string, body: unknow
   } catch (err) {
     if (err instanceof PatchError) {
       if (err.code === 400) throw badRequest(err.message);
-      throw statusError(
-        422,
-        'Invalid',
-        `the server rejected our request due to an error in our request: ${err.message}`,
-      );
+      throw jsonPatchApplyError();
     }
     throw err;
   }

@@ -11,16 +11,10 @@ import { randomUUID } from 'node:crypto';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import type { ApiError } from '../client/errors.js';
-import type {
-  ObjectMeta,
-  OwnerReference,
-  StatusCause,
-  UnstructuredObject,
-} from '../client/types.js';
+import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
-import { builtinDefaultsWriteHook } from './defaults/index.js';
 import { builtinType } from './fieldmanager/builtin_schema.js';
 import type { FieldManagerScope } from './fieldmanager/field_manager.js';
 import { applyToObject, updateManagedFields } from './fieldmanager/field_manager.js';
@@ -45,14 +39,19 @@ import {
 import type { Storage, StoredObject } from './storage.js';
 import { objectKey } from './storage.js';
 import { OwnerIndex } from './owner_index.js';
+import type { ControllerStore } from './controller_store.js';
+import { GarbageCollector } from './garbage_collector.js';
+import { NamespaceController } from './namespace_controller.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
+import { CustomResourceSchemas, defaultOnRead, scaleOf, withReplicas } from './schema/index.js';
+import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
+import { AdmissionChain } from './admission/chain.js';
+import type { AdmissionAttributes, WriteOperation, WriteOptions } from './admission/interfaces.js';
+import { schemaValidationPlugin } from './admission/schema_validation.js';
 import {
-  CustomResourceSchemas,
-  defaultOnRead,
-  scaleOf,
-  schemaWriteHook,
-  withReplicas,
-} from './schema/index.js';
+  isWebhookConfiguration,
+  validateWebhookConfiguration,
+} from './admission/webhook_validation.js';
 import type { CustomResourceSchema, Scale } from './schema/index.js';
 import { selectableFields } from './watch.js';
 
@@ -64,62 +63,20 @@ export const PATCH_TYPES = [
   'application/apply-patch+yaml',
 ] as const;
 
-/** Where a write comes from: over HTTP (status is reset on create) or seeded in-process. */
-export interface WriteOptions {
-  /** Keep `status` on create and allow status changes on main-resource writes. */
-  seed?: boolean;
-  /** Validate and compute, but store nothing (`dryRun=All`). */
-  dryRun?: boolean;
-  /** The `fieldManager` query parameter. */
-  fieldManager?: string;
-  /** The `force` query parameter (only an apply may set it). */
-  force?: boolean;
-  /** The request's User-Agent: the default field manager (`kubectl/v1.34` → `kubectl`). */
-  userAgent?: string;
-  /** The `fieldValidation` query parameter. */
-  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
-  /** The raw JSON body of a create or update (custom resources: duplicate fields). */
-  rawBody?: string;
-  /** Warnings for the client (sent as `Warning` headers); write hooks append to it. */
-  warnings?: string[];
-}
-
-/** The kind of write a hook sees. */
-export type WriteOperation = 'create' | 'update' | 'patch' | 'apply';
-
-/** What a {@link WriteHook} is told about the write it admits. */
-export interface WriteContext {
-  /** create (POST or apply of a new object), update (PUT), patch, or apply (SSA). */
-  operation: WriteOperation;
-  /** The resource written. */
-  type: ResourceType;
-  /** The version of the request (the object is expressed at it). */
-  version: string;
-  /** '' for the main resource, `status` for the status subresource. */
-  subresource: string;
-  /** The stored object before the write; undefined on create. */
-  old: UnstructuredObject | undefined;
-  /** The request's options (fieldManager, force, fieldValidation, dryRun, warnings). */
-  options: WriteOptions;
-  /** For apply and patch: the request body as the client sent it (after decoding). */
-  body: unknown;
-}
+export type { WriteOperation, WriteOptions } from './admission/interfaces.js';
 
 /**
- * A step of the write path, run on every create, update, patch and apply after the
- * server has set its fields (uid, creationTimestamp, resourceVersion, status rules; the
- * generation is settled after the hooks, from the admitted object) and checked metadata
- * (names, labels, annotations), before the no-op check and the commit (or the dry-run
- * answer). It returns the object to store (the same one, changed, or a new one) or throws
- * an `ApiError` (e.g. 422 Invalid) to refuse the write. Hooks run in the order they were added. In-process seeding
- * (`server.create`/`update`) runs them too, with `options.seed` set.
+ * A point of a write where admission runs: the store yields it and resumes with the
+ * admitted object, so that one write path serves in-process writes (admitted
+ * synchronously) and requests (whose admission may call webhooks).
  */
-export interface WriteHook {
-  /** A name for logs and ordering (e.g. `schema`, `managed-fields`). */
-  readonly name: string;
-  /** Admits (and possibly rewrites) the object about to be stored. */
-  admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject;
+interface AdmissionPoint {
+  readonly attrs: AdmissionAttributes;
+  readonly obj: UnstructuredObject | undefined;
 }
+
+/** A write's steps, suspended at its admission point. */
+type WriteSteps<T> = Generator<AdmissionPoint, T, UnstructuredObject | undefined>;
 
 /** Delete options (the DeleteOptions body). */
 export interface DeleteOpts {
@@ -133,12 +90,6 @@ export interface DeleteOpts {
   orphanDependents?: boolean;
   /** What happens to the object's dependents (objects naming it in `ownerReferences`). */
   propagationPolicy?: PropagationPolicy;
-}
-
-/** A stored object with its resource type (what the garbage collector works on). */
-interface Held {
-  readonly type: ResourceType;
-  readonly stored: StoredObject;
 }
 
 /** DeleteOptions' `propagationPolicy`. */
@@ -231,7 +182,10 @@ export class ResourceStore {
   readonly #clock: Clock;
   readonly #watchCache: boolean;
   /** The owner graph, when the garbage collector is on. */
-  readonly #owners: OwnerIndex | undefined;
+  /** The garbage collector, when on. */
+  readonly #collector: GarbageCollector | undefined;
+  /** The namespace controller. */
+  readonly #namespaces: NamespaceController;
 
   /**
    * @param storage - objects; @param registry - resources; @param clock - for timestamps.
@@ -239,10 +193,11 @@ export class ResourceStore {
    * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
    */
   /**
-   * The write path's hook points (see {@link WriteHook}): schema validation, pruning and
-   * defaulting, and managedFields bookkeeping plug in here.
+   * The admission chain every create, update, patch, apply and delete passes (see
+   * ./admission): built-in defaults and the custom resource schema by default; the server
+   * puts its full chain (policies, webhooks) here.
    */
-  readonly writeHooks: WriteHook[] = [];
+  admission: AdmissionChain;
 
   constructor(
     storage: Storage,
@@ -255,15 +210,55 @@ export class ResourceStore {
     this.#registry = registry;
     this.#clock = clock;
     this.#watchCache = watchCache;
-    this.#owners = garbageCollection ? new OwnerIndex(storage) : undefined;
-    // First hooks: later ones see the defaulted (built-ins) or pruned and defaulted
-    // (custom resources) object, as kube-apiserver defaults on decode.
-    this.writeHooks.push(
-      builtinDefaultsWriteHook(() =>
-        this.#storage.list(groupResourceKey('', 'services')).map((s) => s.obj),
-      ),
-      schemaWriteHook((type) => this.customResourceSchema(type)),
+    const controllerStore: ControllerStore = {
+      storage,
+      registry,
+      delete: (type, namespace, name, opts) => this.delete(type, namespace, name, opts),
+      remove: (type, namespace, obj) => this.#remove(type, namespace, obj),
+    };
+    this.#collector = garbageCollection
+      ? new GarbageCollector(new OwnerIndex(storage), controllerStore)
+      : undefined;
+    this.#namespaces = new NamespaceController(controllerStore);
+    this.admission = new AdmissionChain([this.builtinDefaults(), this.schemaValidation()]);
+  }
+
+  /** The `builtin-defaults` admission plugin over this store's Services. */
+  builtinDefaults(): ReturnType<typeof builtinDefaultsPlugin> {
+    return builtinDefaultsPlugin(() =>
+      this.#storage.list(groupResourceKey('', 'services')).map((s) => s.obj),
     );
+  }
+
+  /** The `schema` admission plugin over this store's CustomResourceDefinitions. */
+  schemaValidation(): ReturnType<typeof schemaValidationPlugin> {
+    return schemaValidationPlugin((type) => this.customResourceSchema(type));
+  }
+
+  /** Runs a write's steps in-process: admission must answer synchronously. */
+  #run<T>(steps: WriteSteps<T>): T {
+    let step = steps.next();
+    while (step.done !== true) {
+      const { attrs, obj } = step.value;
+      const out = this.admission.admit({ ...attrs, inProcess: true }, obj);
+      if (out instanceof Promise) {
+        throw new KubeControllerKitError(
+          `admission of an in-process write of ${attrs.type.kind} did not answer synchronously`,
+        );
+      }
+      step = steps.next(out);
+    }
+    return step.value;
+  }
+
+  /** Runs a request's write steps: admission may call out (webhooks). */
+  async #runAsync<T>(steps: WriteSteps<T>): Promise<T> {
+    let step = steps.next();
+    while (step.done !== true) {
+      const { attrs, obj } = step.value;
+      step = steps.next(await this.admission.admit({ ...attrs, inProcess: false }, obj));
+    }
+    return step.value;
   }
 
   readonly #schemas = new CustomResourceSchemas();
@@ -314,6 +309,29 @@ export class ResourceStore {
     body: unknown,
     opts: WriteOptions = {},
   ): Scale {
+    return this.#run(this.#updateScaleSteps(type, version, namespace, name, body, opts));
+  }
+
+  /** {@link ResourceStore.updateScale} for a request (admission may call webhooks). */
+  updateScaleAsync(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Promise<Scale> {
+    return this.#runAsync(this.#updateScaleSteps(type, version, namespace, name, body, opts));
+  }
+
+  *#updateScaleSteps(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    opts: WriteOptions,
+  ): WriteSteps<Scale> {
     const scale = this.#scaleOf(type);
     if (!isObject(body) || (body.kind !== undefined && body.kind !== 'Scale')) {
       throw badRequest(
@@ -331,7 +349,16 @@ export class ResourceStore {
     const existing = this.get(type, namespace, name);
     const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
     const next = withReplicas(scale, existing.obj, replicas, rv);
-    const stored = this.#replace(type, version, existing, next, '', opts, 'update', next);
+    const stored = yield* this.#replace(
+      type,
+      version,
+      existing,
+      next,
+      'scale',
+      opts,
+      'update',
+      next,
+    );
     return scaleOf(scale, this.readDefaults(type, stored).obj);
   }
 
@@ -345,6 +372,35 @@ export class ResourceStore {
     body: unknown,
     opts: WriteOptions = {},
   ): Scale {
+    return this.#run(
+      this.#patchScaleSteps(type, version, namespace, name, contentType, body, opts),
+    );
+  }
+
+  /** {@link ResourceStore.patchScale} for a request (admission may call webhooks). */
+  patchScaleAsync(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Promise<Scale> {
+    return this.#runAsync(
+      this.#patchScaleSteps(type, version, namespace, name, contentType, body, opts),
+    );
+  }
+
+  *#patchScaleSteps(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions,
+  ): WriteSteps<Scale> {
     const current = this.getScale(type, namespace, name);
     let patched: unknown;
     try {
@@ -366,11 +422,9 @@ export class ResourceStore {
       if (err instanceof PatchError) throw badRequest(err.message);
       throw err;
     }
-    return this.updateScale(type, version, namespace, name, patched, opts);
+    return yield* this.#updateScaleSteps(type, version, namespace, name, patched, opts);
   }
 
-  /** The namespace whose contents a namespace deletion is deleting right now. */
-  #sweeping: string | undefined;
   #nowSecond = -1;
   #nowText = '';
 
@@ -480,11 +534,13 @@ export class ResourceStore {
     return prefix + s;
   }
 
-  /** Runs the write hooks in order. */
-  #admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject {
-    let out = obj;
-    for (const hook of this.writeHooks) out = hook.admit(ctx, out);
-    return out;
+  /** The admission point of a write: the store resumes with the admitted object. */
+  *#admit(
+    attrs: Omit<AdmissionAttributes, 'inProcess'>,
+    obj: UnstructuredObject,
+  ): WriteSteps<UnstructuredObject> {
+    const out = yield { attrs: { ...attrs, inProcess: false }, obj };
+    return out ?? obj;
   }
 
   /**
@@ -509,17 +565,29 @@ export class ResourceStore {
         `${type.kind} is a review: it is answered, never stored (POST it over HTTP)`,
       );
     }
-    return this.#create(type, version, namespace, body, opts, 'create');
+    return this.#run(this.#create(type, version, namespace, body, opts, 'create'));
   }
 
-  #create(
+  /** {@link ResourceStore.create} for a request (admission may call webhooks). */
+  createAsync(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    body: unknown,
+    opts: WriteOptions = {},
+  ): Promise<StoredObject> {
+    if (type.virtual === true) return Promise.resolve(this.create(type, version, namespace, body));
+    return this.#runAsync(this.#create(type, version, namespace, body, opts, 'create'));
+  }
+
+  *#create(
     type: ResourceType,
     version: string,
     namespace: string,
     body: unknown,
     opts: WriteOptions,
     operation: WriteOperation,
-  ): StoredObject {
+  ): WriteSteps<StoredObject> {
     const obj = this.#checkEnvelope(type, version, body);
     const meta = (obj.metadata ??= {});
     this.#bindNamespace(type, meta, namespace);
@@ -539,6 +607,9 @@ export class ResourceStore {
     const causes = validateObjectMeta(obj, type.nameRule);
     if (type.crdName === undefined && type.resource === 'customresourcedefinitions') {
       causes.push(...validateCrd(obj));
+    }
+    if (isWebhookConfiguration(type.group, type.resource)) {
+      causes.push(...validateWebhookConfiguration(obj));
     }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
@@ -561,11 +632,25 @@ export class ResourceStore {
     delete meta.deletionGracePeriodSeconds;
     let stored = obj;
     if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
-    // Hook point: every create (POST, apply or patch-create, seeding) passes here.
-    stored = this.#admit(
-      { operation, type, version, subresource: '', old: undefined, options: opts, body },
+    // Admission: every create (POST, apply or patch-create, seeding) passes here.
+    stored = yield* this.#admit(
+      {
+        operation,
+        type,
+        version,
+        subresource: '',
+        namespace: type.namespaced ? namespace : '',
+        name,
+        old: undefined,
+        options: opts,
+        body,
+      },
       stored,
     );
+    // Admission may have waited (webhooks): the name may have been taken meanwhile.
+    if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
+      throw alreadyExists(type.group, type.resource, name);
+    }
     if (operation !== 'apply' && !opts.seed) {
       stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
     }
@@ -652,6 +737,31 @@ export class ResourceStore {
     subresource: string,
     opts: WriteOptions = {},
   ): StoredObject {
+    return this.#run(this.#update(type, version, namespace, name, body, subresource, opts));
+  }
+
+  /** {@link ResourceStore.update} for a request (admission may call webhooks). */
+  updateAsync(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions = {},
+  ): Promise<StoredObject> {
+    return this.#runAsync(this.#update(type, version, namespace, name, body, subresource, opts));
+  }
+
+  *#update(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions,
+  ): WriteSteps<StoredObject> {
     const obj = this.#checkEnvelope(type, version, body);
     const meta = (obj.metadata ??= {});
     if ((meta.name ?? '') === '') meta.name = name;
@@ -674,10 +784,10 @@ export class ResourceStore {
         },
       ]);
     }
-    return this.#replace(type, version, existing, obj, subresource, opts, 'update', body);
+    return yield* this.#replace(type, version, existing, obj, subresource, opts, 'update', body);
   }
 
-  #replace(
+  *#replace(
     type: ResourceType,
     version: string,
     existing: StoredObject,
@@ -686,7 +796,7 @@ export class ResourceStore {
     opts: WriteOptions,
     operation: WriteOperation,
     body: unknown,
-  ): StoredObject {
+  ): WriteSteps<StoredObject> {
     const meta = (obj.metadata ??= {});
     const name = existing.obj.metadata?.name ?? '';
     const rv = meta.resourceVersion;
@@ -696,7 +806,10 @@ export class ResourceStore {
     const old = existing.obj;
     const oldMeta = old.metadata ?? {};
     let next: UnstructuredObject;
-    if (subresource === 'status') {
+    // The scale subresource writes the whole object (its replicas changed): only the
+    // managedFields entry and admission name `scale`.
+    const statusWrite = subresource === 'status';
+    if (statusWrite) {
       next = { ...old, metadata: { ...oldMeta } };
       if (obj.status === undefined) delete next.status;
       else next.status = obj.status;
@@ -727,10 +840,33 @@ export class ResourceStore {
     if (type.resource === 'customresourcedefinitions' && type.crdName === undefined) {
       causes.push(...validateCrd(next));
     }
+    if (isWebhookConfiguration(type.group, type.resource)) {
+      causes.push(...validateWebhookConfiguration(next));
+    }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
-    // Hook point: every update, patch and apply of an existing object passes here.
-    next = this.#admit({ operation, type, version, subresource, old, options: opts, body }, next);
-    if (subresource !== 'status' && type.tracksGeneration) {
+    // Admission: every update, patch and apply of an existing object passes here.
+    next = yield* this.#admit(
+      {
+        operation,
+        type,
+        version,
+        subresource,
+        namespace: existing.namespace,
+        name,
+        old,
+        options: opts,
+        body,
+      },
+      next,
+    );
+    const grKey = groupResourceKey(type.group, type.resource);
+    // Admission may have waited (webhooks): the object must not have changed meanwhile.
+    const now = this.#storage.get(grKey, existing.key);
+    if (now === undefined) throw notFound(type.group, type.resource, name);
+    if (now.obj.metadata?.resourceVersion !== oldMeta.resourceVersion) {
+      throw conflict(type.group, type.resource, name);
+    }
+    if (!statusWrite && type.tracksGeneration) {
       // Defaulting and pruning change what counts as a spec change.
       const withStatus = !type.statusSubresource;
       const gen = oldMeta.generation ?? 1;
@@ -745,10 +881,9 @@ export class ResourceStore {
     } else if (!opts.seed) {
       next = this.#recordUpdate(type, version, subresource, old, next, opts);
     }
-    const grKey = groupResourceKey(type.group, type.resource);
     const isCrd =
       type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
-    if (isCrd && subresource !== 'status') next = withCrdStatus(next, this.#now());
+    if (isCrd && !statusWrite) next = withCrdStatus(next, this.#now());
     if (stable(next) === stable(old)) return existing;
     if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
     if (
@@ -761,7 +896,7 @@ export class ResourceStore {
     const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
     if (isNamespaces(type) && nm.deletionTimestamp !== undefined) {
       // Its last metadata finalizer may have gone: a terminating namespace goes once empty.
-      this.#finishNamespaceIfEmpty(name);
+      this.#namespaces.finishIfEmpty(name);
       return this.#storage.get('namespaces', name) ?? result;
     }
     if (isCrd) this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
@@ -783,6 +918,18 @@ export class ResourceStore {
     subresource: string,
     opts: WriteOptions = {},
   ): { stored: StoredObject; created: boolean } {
+    return this.#run(this.#apply(type, version, namespace, name, body, subresource, opts));
+  }
+
+  *#apply(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions,
+  ): WriteSteps<{ stored: StoredObject; created: boolean }> {
     validatePatchOptions(true, opts);
     if (!isObject(body)) {
       throw badRequest('error decoding YAML: the applied configuration must be an object');
@@ -809,7 +956,7 @@ export class ResourceStore {
     ) as unknown as UnstructuredObject;
     if (!cur) {
       return {
-        stored: this.#create(type, version, namespace, applied, opts, 'apply'),
+        stored: yield* this.#create(type, version, namespace, applied, opts, 'apply'),
         created: true,
       };
     }
@@ -827,7 +974,7 @@ export class ResourceStore {
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     return {
-      stored: this.#replace(type, version, cur, obj, subresource, opts, 'apply', body),
+      stored: yield* this.#replace(type, version, cur, obj, subresource, opts, 'apply', body),
       created: false,
     };
   }
@@ -907,11 +1054,45 @@ export class ResourceStore {
     subresource: string,
     opts: WriteOptions = {},
   ): { stored: StoredObject; created: boolean } {
+    return this.#run(
+      this.#patchOrApply(type, version, namespace, name, contentType, body, subresource, opts),
+    );
+  }
+
+  /**
+   * {@link ResourceStore.patch} (apply included) for a request (admission may call
+   * webhooks).
+   */
+  patchAsync(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions = {},
+  ): Promise<{ stored: StoredObject; created: boolean }> {
+    return this.#runAsync(
+      this.#patchOrApply(type, version, namespace, name, contentType, body, subresource, opts),
+    );
+  }
+
+  *#patchOrApply(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    contentType: string,
+    body: unknown,
+    subresource: string,
+    opts: WriteOptions,
+  ): WriteSteps<{ stored: StoredObject; created: boolean }> {
     if (contentType === 'application/apply-patch+yaml') {
-      return this.apply(type, version, namespace, name, body, subresource, opts);
+      return yield* this.#apply(type, version, namespace, name, body, subresource, opts);
     }
     validatePatchOptions(false, opts);
-    return this.#patch(
+    return yield* this.#patch(
       type,
       version,
       namespace,
@@ -924,7 +1105,7 @@ export class ResourceStore {
     );
   }
 
-  #patch(
+  *#patch(
     type: ResourceType,
     version: string,
     namespace: string,
@@ -934,7 +1115,7 @@ export class ResourceStore {
     subresource: string,
     opts: WriteOptions,
     operation: WriteOperation,
-  ): { stored: StoredObject; created: boolean } {
+  ): WriteSteps<{ stored: StoredObject; created: boolean }> {
     const existing = this.get(type, namespace, name);
     const current = {
       ...existing.obj,
@@ -973,16 +1154,7 @@ export class ResourceStore {
     } catch (err) {
       if (err instanceof PatchError) {
         if (err.code === 400) throw badRequest(err.message);
-        throw statusError(
-          422,
-          'Invalid',
-          `the server rejected our request due to an error in our request: ${err.message}`,
-          {
-            name,
-            group: type.group,
-            kind: type.kind,
-          },
-        );
+        throw jsonPatchApplyError();
       }
       throw err;
     }
@@ -1001,7 +1173,16 @@ export class ResourceStore {
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     return {
-      stored: this.#replace(type, version, existing, obj, subresource, opts, operation, body),
+      stored: yield* this.#replace(
+        type,
+        version,
+        existing,
+        obj,
+        subresource,
+        opts,
+        operation,
+        body,
+      ),
       created: false,
     };
   }
@@ -1016,143 +1197,20 @@ export class ResourceStore {
       ...obj,
       metadata: { ...obj.metadata },
     });
-    if (this.#owners !== undefined) {
-      const uid = obj.metadata?.uid;
-      if (uid !== undefined) this.#collectDependentsOf(uid);
-      // An owner deleted in the foreground waits for its blocking dependents, this one included.
-      for (const ref of obj.metadata?.ownerReferences ?? []) {
-        const owner = this.#held(ref.uid);
-        if (owner?.stored.obj.metadata?.finalizers?.includes('foregroundDeletion') === true)
-          this.#collectFor(owner);
-      }
-    }
-    if (type.namespaced) this.#finishNamespaceIfEmpty(namespace);
+    // The controllers' turn: dependents are collected (an owner deleted in the foreground
+    // waits for its blocking dependents, this one included); a terminating namespace goes
+    // once empty.
+    this.#collector?.objectRemoved(obj);
+    if (type.namespaced) this.#namespaces.finishIfEmpty(namespace);
     return removed;
   }
 
-  // ---------------------------------------------------------------- garbage collection
-
   /**
-   * The garbage collector's work for an object held by its finalizer (`orphan`: its
-   * dependents lose their reference to it; `foregroundDeletion`: its dependents are deleted,
-   * and once none that blocks it is left it goes), as kube-controller-manager's collector
-   * does — here at once, inside the request that caused it.
+   * Deleting a namespace, as kube-apiserver's namespace storage does: the namespace is
+   * marked (`deletionTimestamp`, phase `Terminating`; a create in it is then refused); the
+   * namespace controller (./namespace_controller.ts) then deletes what it holds.
    */
-  #collectFor(owner: Held): void {
-    const owners = this.#owners;
-    const uid = owner.stored.obj.metadata?.uid;
-    if (owners === undefined || uid === undefined) return;
-    const finalizers = owner.stored.obj.metadata?.finalizers ?? [];
-    if (finalizers.includes('orphan')) {
-      for (const dep of this.#dependents(uid)) this.#dropOwnerRefs(dep, (r) => r.uid === uid);
-      this.#dropFinalizer(owner, 'orphan');
-      return;
-    }
-    if (!finalizers.includes('foregroundDeletion')) return;
-    for (const dep of this.#dependents(uid)) {
-      const meta = dep.stored.obj.metadata;
-      if (meta?.deletionTimestamp !== undefined) continue;
-      // In the foreground only where there is something below to wait for, as the collector.
-      const below = meta?.uid !== undefined && owners.dependentsOf(meta.uid).length > 0;
-      this.delete(
-        dep.type,
-        dep.stored.namespace,
-        meta?.name ?? '',
-        below ? { propagationPolicy: 'Foreground' } : {},
-      );
-    }
-    const current = this.#held(uid);
-    if (current === undefined) return;
-    const blocked = this.#dependents(uid).some((d) =>
-      (d.stored.obj.metadata?.ownerReferences ?? []).some(
-        (r) => r.uid === uid && r.blockOwnerDeletion === true,
-      ),
-    );
-    if (!blocked) this.#dropFinalizer(current, 'foregroundDeletion');
-  }
-
-  /**
-   * After an object is gone: each dependent that has no other owner left is deleted (in the
-   * background); one that still has an owner only loses its references to the missing ones.
-   */
-  #collectDependentsOf(uid: string): void {
-    const owners = this.#owners;
-    if (owners === undefined) return;
-    for (const dep of this.#dependents(uid)) {
-      const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
-      const alive = refs.some((r) => r.uid !== uid && owners.get(r.uid) !== undefined);
-      if (alive) {
-        this.#dropOwnerRefs(dep, (r) => owners.get(r.uid) === undefined);
-      } else if (dep.stored.obj.metadata?.deletionTimestamp === undefined) {
-        this.delete(dep.type, dep.stored.namespace, dep.stored.obj.metadata?.name ?? '');
-      }
-    }
-  }
-
-  /** The stored object with this uid, with its resource type. */
-  #held(uid: string): Held | undefined {
-    const found = this.#owners?.get(uid);
-    const type = found === undefined ? undefined : this.#registry.byKey(found.grKey);
-    return type === undefined || found === undefined ? undefined : { type, stored: found.stored };
-  }
-
-  /** The stored dependents of an owner, with their resource types. */
-  #dependents(uid: string): Held[] {
-    const out: Held[] = [];
-    for (const at of this.#owners?.dependentsOf(uid) ?? []) {
-      const type = this.#registry.byKey(at.grKey);
-      const stored = this.#storage.get(at.grKey, at.key);
-      if (type !== undefined && stored !== undefined) out.push({ type, stored });
-    }
-    return out;
-  }
-
-  #dropOwnerRefs(dep: Held, drop: (ref: OwnerReference) => boolean): void {
-    const refs = dep.stored.obj.metadata?.ownerReferences ?? [];
-    const kept = refs.filter((r) => !drop(r));
-    if (kept.length === refs.length) return;
-    const next = clone(dep.stored.obj);
-    const m = (next.metadata ??= {});
-    if (kept.length === 0) delete m.ownerReferences;
-    else m.ownerReferences = kept;
-    this.#commitModified(dep, next);
-  }
-
-  /** Removes one of the collector's finalizers; an object marked for deletion with none left goes. */
-  #dropFinalizer(held: Held, finalizer: string): void {
-    const next = clone(held.stored.obj);
-    const m = (next.metadata ??= {});
-    const left = (m.finalizers ?? []).filter((f) => f !== finalizer);
-    if (left.length === 0) delete m.finalizers;
-    else m.finalizers = left;
-    if (m.deletionTimestamp !== undefined && left.length === 0) {
-      this.#remove(held.type, held.stored.namespace, next);
-      return;
-    }
-    this.#commitModified(held, next);
-  }
-
-  /** Stores the collector's change to an object (no field manager: it writes directly). */
-  #commitModified(held: Held, next: UnstructuredObject): void {
-    const { type, stored } = held;
-    this.#storage.commit(
-      'MODIFIED',
-      groupResourceKey(type.group, type.resource),
-      stored.namespace,
-      next.metadata?.name ?? '',
-      next,
-    );
-  }
-
-  /**
-   * Deleting a namespace, as kube-apiserver's namespace storage and the namespace controller
-   * do it together: the namespace is marked (`deletionTimestamp`, phase `Terminating`; a
-   * create in it is then refused), everything in it is deleted — objects with finalizers
-   * stay, marked, until their finalizers are removed — and once it is empty the
-   * `kubernetes` finalizer is dropped and the namespace goes. Pods are deleted without a
-   * grace period (there is no kubelet to end them).
-   */
-  #deleteNamespace(existing: StoredObject, opts: DeleteOpts): StoredObject {
+  #markNamespace(existing: StoredObject, opts: DeleteOpts): StoredObject {
     const name = existing.obj.metadata?.name ?? '';
     let current = existing;
     if (existing.obj.metadata?.deletionTimestamp === undefined) {
@@ -1166,51 +1224,8 @@ export class ResourceStore {
     } else if (opts.dryRun) {
       return existing;
     }
-    this.#sweeping = name;
-    try {
-      for (const t of this.#registry.all()) {
-        if (!t.namespaced) continue;
-        const grKey = groupResourceKey(t.group, t.resource);
-        for (const o of this.#storage.list(grKey, name)) {
-          if (o.obj.metadata?.deletionTimestamp !== undefined) continue;
-          this.delete(t, name, o.obj.metadata?.name ?? '', { gracePeriodSeconds: 0 });
-        }
-      }
-    } finally {
-      this.#sweeping = undefined;
-    }
-    this.#finishNamespaceIfEmpty(name);
+    this.#namespaces.namespaceTerminating(name);
     return this.#storage.get('namespaces', name) ?? current;
-  }
-
-  /** A terminating namespace with nothing left in it loses its `kubernetes` finalizer and, with no other finalizer, goes. */
-  #finishNamespaceIfEmpty(namespace: string): void {
-    if (this.#sweeping === namespace) return;
-    const ns = this.#storage.get('namespaces', namespace);
-    if (ns === undefined || ns.obj.metadata?.deletionTimestamp === undefined) return;
-    for (const t of this.#registry.all()) {
-      if (t.namespaced && this.#storage.hasAnyIn(groupResourceKey(t.group, t.resource), namespace))
-        return;
-    }
-    const spec = isObject(ns.obj.spec) ? ns.obj.spec : {};
-    const specFinalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
-    const left = specFinalizers.filter((f) => f !== 'kubernetes');
-    let current = ns;
-    if (left.length !== specFinalizers.length) {
-      // The namespace controller's `finalize`, then its final delete: MODIFIED, DELETED.
-      const next = clone(ns.obj);
-      next.spec = { ...spec, finalizers: left };
-      current = this.#storage.commit('MODIFIED', 'namespaces', '', namespace, next);
-    }
-    if (left.length === 0 && (current.obj.metadata?.finalizers ?? []).length === 0) {
-      this.#remove(this.#namespacesType(), '', current.obj);
-    }
-  }
-
-  #namespacesType(): ResourceType {
-    const t = this.#registry.byGroupResource('', 'namespaces');
-    if (t === undefined) throw new KubeControllerKitError('namespaces are not served');
-    return t;
   }
 
   #deleteCrdObjects(crd: UnstructuredObject): void {
@@ -1251,7 +1266,7 @@ export class ResourceStore {
       );
     }
     const grKey = groupResourceKey(type.group, type.resource);
-    if (isNamespaces(type)) return this.#deleteNamespace(existing, opts);
+    if (isNamespaces(type)) return this.#markNamespace(existing, opts);
     // As kube-apiserver's registry: Foreground and Orphan deletes hold the object with the
     // garbage collector's finalizer (which the collector, when on, then works off).
     const gcFinalizer = gcFinalizerFor(opts);
@@ -1292,11 +1307,45 @@ export class ResourceStore {
       }
       if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
       const marked = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
-      if (gcFinalizer === undefined || this.#owners === undefined) return marked;
-      this.#collectFor({ type, stored: marked });
+      if (gcFinalizer === undefined || this.#collector === undefined) return marked;
+      this.#collector.collectFor({ type, stored: marked });
       return this.#storage.get(grKey, marked.key) ?? marked;
     }
     return this.#commitRemove(type, existing, opts);
+  }
+
+  /**
+   * {@link ResourceStore.delete} for a request: admission sees the delete first (object
+   * absent, `old` the stored object), as kube-apiserver's delete validation does.
+   */
+  async deleteAsync(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    name: string,
+    opts: DeleteOpts = {},
+    writeOptions: WriteOptions = {},
+  ): Promise<StoredObject> {
+    const existing = this.get(type, namespace, name);
+    const deleteOptions: Record<string, unknown> = { ...opts };
+    if (opts.dryRun === true) deleteOptions.dryRun = ['All'];
+    await this.admission.admit(
+      {
+        operation: 'delete',
+        type,
+        version,
+        subresource: '',
+        namespace: existing.namespace,
+        name,
+        old: existing.obj,
+        options: { ...writeOptions, ...(opts.dryRun === true ? { dryRun: true } : {}) },
+        body: undefined,
+        deleteOptions,
+        inProcess: false,
+      },
+      undefined,
+    );
+    return this.delete(type, namespace, name, opts);
   }
 
   #commitRemove(type: ResourceType, existing: StoredObject, opts: DeleteOpts): StoredObject {
@@ -1466,6 +1515,19 @@ export class TooLargeResourceVersion extends KubeControllerKitError {
 function allowsUnconditionalUpdate(type: ResourceType): boolean {
   if (type.crdName !== undefined) return false;
   return !(type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions');
+}
+
+/**
+ * A JSON patch that does not apply (a failed `test`, a missing path): kube-apiserver
+ * answers a generic 422 (`NewGenericServerResponse`) that keeps none of the cause.
+ */
+export function jsonPatchApplyError(): ApiError {
+  return statusError(
+    422,
+    'Invalid',
+    'the server rejected our request due to an error in our request',
+    {},
+  );
 }
 
 /** The garbage collector's finalizer a delete's propagation policy asks for. */

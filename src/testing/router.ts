@@ -13,6 +13,7 @@ import { ApiError } from '../client/errors.js';
 import * as discovery from './discovery.js';
 import type { RequestInfo, RequestVerb, TestApiServerFaults } from './faults.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
+import { serveOpenApiV2 } from './openapi_v2.js';
 import { groupResourceKey } from './registry.js';
 import type { ResourceHandlers } from './resource_handlers.js';
 import { TooLargeResourceVersion } from './resource_store.js';
@@ -126,6 +127,10 @@ export class Router {
       return;
     }
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (method === 'GET' && path === '/openapi/v2') {
+      serveOpenApiV2(req, res);
+      return;
+    }
     if (method === 'GET') {
       const doc = this.#discovery(path, segments, req);
       if (doc !== undefined) {
@@ -228,8 +233,6 @@ export class Router {
         );
       case '/apis':
         return discovery.groupList(registry);
-      case '/openapi/v2':
-        return null;
       case '/openapi/v3':
         return openApiV3Index(registry, String(registry.generation));
       default:

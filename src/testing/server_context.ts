@@ -14,6 +14,7 @@ import type { ResourceRegistry, ResourceType } from './registry.js';
 import type { ResourceStore } from './resource_store.js';
 import type { Storage } from './storage.js';
 import type { TableContext } from './table.js';
+import type { WebhookConverter } from './webhook_converter.js';
 
 /** The server settings the HTTP layer reads. */
 export interface HttpSettings {
@@ -84,6 +85,8 @@ export interface ServerContext {
   readonly settings: HttpSettings;
   /** Who requests come from, and which tokens the server knows. */
   readonly authenticator: Authenticator;
+  /** Conversion of custom resources whose CRD converts through a webhook. */
+  readonly converter: WebhookConverter;
   /** The columns of `as=Table` responses for a resource at a version. */
   tableContext(type: ResourceType, version: string): TableContext;
 }

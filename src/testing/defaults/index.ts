@@ -6,7 +6,7 @@
  * in-process seeding. Services also get the addresses and ports kube-apiserver's Service
  * storage allocates ({@link allocateServiceFields}).
  *
- * Defaulting runs as the first write hook, before validation and before the field
+ * Defaulting runs as the first admission plugin (../admission/builtin_defaults.ts), before validation and before the field
  * manager records an `Update` entry, so — as on kube-apiserver — a create or update owns
  * the defaulted fields too, while an apply owns only the fields it applied.
  *
@@ -18,9 +18,7 @@
  */
 import { groupResourceKey } from '../../apimachinery/meta.js';
 import type { UnstructuredObject } from '../../client/types.js';
-import type { WriteContext, WriteHook } from '../resource_store.js';
 import type { Obj } from './fields.js';
-import { child, isObj } from './fields.js';
 import {
   defaultEndpoints,
   defaultNetworkPolicy,
@@ -30,7 +28,6 @@ import {
 } from './other_kinds.js';
 import { defaultPod } from './pod.js';
 import { defaultService } from './service.js';
-import { allocateServiceFields } from './service_allocation.js';
 import {
   defaultClaim,
   defaultCronJob,
@@ -79,30 +76,11 @@ export function withBuiltinDefaults(
 ): UnstructuredObject {
   const defaulter = DEFAULTERS.get(groupResourceKey(group, resource));
   if (defaulter === undefined) return obj;
-  const copy = structuredClone(obj);
+  // A JSON round trip: faster than structuredClone for plain JSON objects.
+  const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
   defaulter(copy);
   return copy;
 }
 
-/**
- * The write hook named `builtin-defaults`: defaults built-in objects (custom resources
- * pass unchanged; their schema defaults are the `schema` hook's). `services` lists the
- * stored Services, whose addresses and node ports a new Service must not reuse.
- */
-export function builtinDefaultsWriteHook(services: () => Iterable<UnstructuredObject>): WriteHook {
-  return {
-    name: 'builtin-defaults',
-    admit(ctx: WriteContext, obj: UnstructuredObject): UnstructuredObject {
-      const { type } = ctx;
-      if (type.crdName !== undefined) return obj;
-      const next = withBuiltinDefaults(type.group, type.resource, obj);
-      if (type.group === '' && type.resource === 'services' && isObj(next.spec)) {
-        const old = ctx.old === undefined ? undefined : child(ctx.old, 'spec');
-        const selector = child(next.spec, 'selector');
-        const hasSelector = selector !== undefined && Object.keys(selector).length > 0;
-        allocateServiceFields(next.spec, old, hasSelector, services);
-      }
-      return next;
-    },
-  };
-}
+export { allocateServiceFields } from './service_allocation.js';
+export { child, isObj } from './fields.js';

@@ -82,7 +82,9 @@ function isObj(v: unknown): v is Obj {
 function resetFields(scope: FieldManagerScope): FieldSet {
   if (!scope.statusSubresource) return new FieldSet();
   if (scope.subresource === 'status') return FieldSet.of(makePath('metadata'), makePath('spec'));
-  if (scope.subresource === '') return FieldSet.of(makePath('status'));
+  if (scope.subresource === '' || scope.subresource === 'scale') {
+    return FieldSet.of(makePath('status'));
+  }
   return new FieldSet();
 }
 

@@ -153,14 +153,25 @@ export function serializeElement(pe: PathElement): string {
   switch (pe.kind) {
     case 'field':
       return `f:${pe.name}`;
-    case 'key':
-      return `k:{${pe.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`;
-    case 'value':
-      return `v:${goJson(pe.value)}`;
     case 'index':
       return `i:${pe.index}`;
+    default: {
+      // Keys and values serialize through JSON; one element is shared by every path below
+      // it, so its text is kept (elements are never changed once made).
+      let text = SERIALIZED.get(pe);
+      if (text === undefined) {
+        text =
+          pe.kind === 'key'
+            ? `k:{${pe.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`
+            : `v:${goJson(pe.value)}`;
+        SERIALIZED.set(pe, text);
+      }
+      return text;
+    }
   }
 }
+
+const SERIALIZED = new WeakMap<PathElement, string>();
 
 /**
  * Parses a `FieldsV1` key. Returns `undefined` for an unknown element type (the server

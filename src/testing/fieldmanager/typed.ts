@@ -94,13 +94,16 @@ export function listItemElement(
   index: number,
   path: FieldPath,
 ): PathElement {
-  const at = `${where(path)}element ${index}: `;
+  // Only errors name the place: the text is built when one is thrown.
+  const at = (): string => `${where(path)}element ${index}: `;
   if (t.listType === 'map' && t.keys.length > 0) {
     if (item === null) {
-      throw new FieldManagerError(`${at}associative list with keys may not have a null element`);
+      throw new FieldManagerError(`${at()}associative list with keys may not have a null element`);
     }
     if (!isObj(item)) {
-      throw new FieldManagerError(`${at}associative list with keys may not have non-map elements`);
+      throw new FieldManagerError(
+        `${at()}associative list with keys may not have non-map elements`,
+      );
     }
     const elem = t.elementType.kind === 'map' ? t.elementType : undefined;
     const fields: [string, JsonValue][] = [];
@@ -114,18 +117,18 @@ export function listItemElement(
     }
     if (fields.length === 0) {
       throw new FieldManagerError(
-        `${at}associative list with keys has an element that omits all key fields ${JSON.stringify(t.keys)} (and doesn't have default values for any key fields)`,
+        `${at()}associative list with keys has an element that omits all key fields ${JSON.stringify(t.keys)} (and doesn't have default values for any key fields)`,
       );
     }
     return keyElement(fields);
   }
   if (isObj(item)) {
     throw new FieldManagerError(
-      `${at}associative list without keys has an element that's a map type`,
+      `${at()}associative list without keys has an element that's a map type`,
     );
   }
   if (Array.isArray(item)) {
-    throw new FieldManagerError(`${at}not supported: associative list with lists as elements`);
+    throw new FieldManagerError(`${at()}not supported: associative list with lists as elements`);
   }
   return valueElement(item);
 }
@@ -230,13 +233,7 @@ function compareWalk(
   const t = resolve(t0, r !== undefined ? r : l);
   // A missing side takes the present side's shape (an untyped subtree added or removed).
   const tl = l === undefined ? t : resolve(t0, l);
-  let inLeaf = false;
-  const leaf = (): void => {
-    inLeaf = true;
-    if (l === undefined) c.added.insert(path);
-    else if (r === undefined) c.removed.insert(path);
-    else if (!deepEqual(l, r)) c.modified.insert(path);
-  };
+  let leaf: boolean;
   if (
     t.kind !== tl.kind ||
     !fits(t, l) ||
@@ -244,24 +241,35 @@ function compareWalk(
     t.kind === 'scalar' ||
     t.kind === 'untyped'
   ) {
-    leaf();
+    leaf = true;
   } else if (t.kind === 'list') {
-    if (t.listType === 'atomic' || (isEmpty(l) && isEmpty(r))) leaf();
-    else compareList(t, Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], path, c);
+    leaf = t.listType === 'atomic' || (isEmpty(l) && isEmpty(r));
+    if (!leaf) compareList(t, Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], path, c);
   } else if (t.atomic || (isEmpty(l) && isEmpty(r))) {
-    leaf();
+    leaf = true;
   } else {
-    const lo = isObj(l) ? l : {};
-    const ro = isObj(r) ? r : {};
-    const keys = new Set([...Object.keys(lo), ...Object.keys(ro)]);
-    for (const k of keys) {
-      compareWalk(lo[k], ro[k], fieldType(t, k).type, [...path, fieldElement(k)], c);
+    leaf = false;
+    const lo = isObj(l) ? l : undefined;
+    const ro = isObj(r) ? r : undefined;
+    // Keys of the new side, then those only on the old side (no set built when one is absent).
+    if (ro !== undefined) {
+      for (const k of Object.keys(ro)) {
+        compareWalk(lo?.[k], ro[k], fieldType(t, k).type, [...path, fieldElement(k)], c);
+      }
+    }
+    if (lo !== undefined) {
+      for (const k of Object.keys(lo)) {
+        if (ro !== undefined && Object.prototype.hasOwnProperty.call(ro, k)) continue;
+        compareWalk(lo[k], undefined, fieldType(t, k).type, [...path, fieldElement(k)], c);
+      }
     }
   }
-  if (!inLeaf) {
+  if (leaf) {
     if (l === undefined) c.added.insert(path);
     else if (r === undefined) c.removed.insert(path);
-  }
+    else if (!deepEqual(l, r)) c.modified.insert(path);
+  } else if (l === undefined) c.added.insert(path);
+  else if (r === undefined) c.removed.insert(path);
 }
 
 function indexList(

@@ -29,7 +29,6 @@ export {
 } from './cel.js';
 export { applyDefaults, hasDefaults, needsDefaults } from './defaulting.js';
 export { duplicateFields } from './duplicate_fields.js';
-export { schemaWriteHook } from './write_hook.js';
 export { CHECKED_FORMATS, formatValid } from './formats.js';
 export { OBJECT_META_FIELDS, pruneObject, unknownFields } from './prune.js';
 export type { PruneResult } from './prune.js';

@@ -1,0 +1,85 @@
+/**
+ * The admission chain: plugins in one ordered list, run as kube-apiserver runs its
+ * chain: every mutation in order, then every validation in order. A chain stays
+ * synchronous as long as its plugins answer synchronously (in-process writes), and turns
+ * into a promise at the first plugin that answers with one (a webhook call).
+ *
+ * @module
+ */
+import type { UnstructuredObject } from '../../client/types.js';
+import type {
+  AdmissionAttributes,
+  AdmissionPlugin,
+  MaybePromise,
+  MutationInterface,
+  ValidationInterface,
+} from './interfaces.js';
+
+function isMutation(p: AdmissionPlugin): p is MutationInterface {
+  return typeof (p as Partial<MutationInterface>).admit === 'function';
+}
+
+function isValidation(p: AdmissionPlugin): p is ValidationInterface {
+  return typeof (p as Partial<ValidationInterface>).validate === 'function';
+}
+
+function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+  return typeof (v as { then?: unknown } | undefined)?.then === 'function';
+}
+
+/** The ordered list of admission plugins of a server. */
+export class AdmissionChain {
+  readonly #plugins: AdmissionPlugin[];
+
+  /** @param plugins - the plugins, in the order they run. */
+  constructor(plugins: AdmissionPlugin[]) {
+    this.#plugins = plugins;
+  }
+
+  /** The plugins' names, in order. */
+  get names(): string[] {
+    return this.#plugins.map((p) => p.name);
+  }
+
+  /**
+   * Runs every mutation, then every validation, on the object about to be written
+   * (undefined on delete). Returns the admitted object, synchronously while every plugin
+   * answers synchronously.
+   */
+  admit(
+    attrs: AdmissionAttributes,
+    obj: UnstructuredObject | undefined,
+  ): MaybePromise<UnstructuredObject | undefined> {
+    const mutations = this.#plugins.filter(isMutation);
+    const validations = this.#plugins.filter(isValidation);
+    const validateFrom = (
+      i: number,
+      out: UnstructuredObject | undefined,
+    ): MaybePromise<UnstructuredObject | undefined> => {
+      for (; i < validations.length; i++) {
+        const r = (validations[i] as ValidationInterface).validate(attrs, out);
+        if (isPromise(r)) {
+          const next = i + 1;
+          return r.then(() => validateFrom(next, out));
+        }
+      }
+      return out;
+    };
+    const mutateFrom = (
+      i: number,
+      cur: UnstructuredObject | undefined,
+    ): MaybePromise<UnstructuredObject | undefined> => {
+      let out = cur;
+      for (; i < mutations.length; i++) {
+        const r = (mutations[i] as MutationInterface).admit(attrs, out);
+        if (isPromise(r)) {
+          const next = i + 1;
+          return r.then((o) => mutateFrom(next, o));
+        }
+        out = r;
+      }
+      return validateFrom(0, out);
+    };
+    return mutateFrom(0, obj);
+  }
+}

@@ -1,0 +1,263 @@
+// CRD conversion webhooks in the test API server, as apiextensions-apiserver calls them:
+// objects stored at the storage version, converted by the webhook (over HTTPS, caBundle
+// checked) on read to the version asked and on write from the version sent; the
+// ConversionReview checks and kube-apiserver's words on failure; `kubectl get
+// <plural>.<version>.<group>` works.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { Server } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { generateTestCertificates, startTestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../src/testing/index.js';
+import type { UnstructuredObject } from '../../src/client/types.js';
+import { hasKubectl, raw } from './helpers.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- reviews are arbitrary JSON */
+
+const skipKubectl = hasKubectl() ? false : 'kubectl is not installed on this machine';
+
+/** v1 has spec.size; v2 calls it spec.replicas. */
+function convert(obj: any, desired: string): any {
+  const out = structuredClone(obj);
+  out.apiVersion = desired;
+  const spec = out.spec ?? {};
+  if (desired === 'example.com/v2' && 'size' in spec) {
+    spec.replicas = spec.size;
+    delete spec.size;
+  } else if (desired === 'example.com/v1' && 'replicas' in spec) {
+    spec.size = spec.replicas;
+    delete spec.replicas;
+  }
+  out.spec = spec;
+  return out;
+}
+
+describe('CRD conversion webhooks (test API server)', () => {
+  let server: TestApiServer;
+  let hooks: Server;
+  let caBundle: string;
+  let caCert: string;
+  let hooksUrl: string;
+  const reviews: any[] = [];
+  let mode: 'ok' | 'fail' | 'wrong-uid' | 'drop' = 'ok';
+  let dir: string;
+
+  const crd = (): UnstructuredObject => ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'gadgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+      conversion: {
+        strategy: 'Webhook',
+        webhook: {
+          conversionReviewVersions: ['v1'],
+          clientConfig: {
+            service: { namespace: 'default', name: 'conv', path: '/convert' },
+            caBundle,
+          },
+        },
+      },
+      versions: ['v1', 'v2'].map((name) => ({
+        name,
+        served: true,
+        storage: name === 'v1',
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties:
+                  name === 'v1' ? { size: { type: 'integer' } } : { replicas: { type: 'integer' } },
+              },
+            },
+          },
+        },
+      })),
+    },
+  });
+
+  before(async () => {
+    const certs = await generateTestCertificates({ serverNames: ['conv.default.svc'] });
+    caBundle = Buffer.from(certs.caCert).toString('base64');
+    caCert = certs.caCert;
+    hooks = createServer({ key: certs.serverKey, cert: certs.serverCert }, (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        const review = JSON.parse(body);
+        reviews.push(review);
+        const { uid, desiredAPIVersion, objects } = review.request;
+        const response =
+          mode === 'fail'
+            ? { uid, result: { status: 'Failure', message: 'cannot convert today' } }
+            : {
+                uid: mode === 'wrong-uid' ? 'nope' : uid,
+                result: { status: 'Success' },
+                convertedObjects: (mode === 'drop' ? [] : objects).map((o: any) =>
+                  convert(o, desiredAPIVersion),
+                ),
+              };
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({
+            apiVersion: 'apiextensions.k8s.io/v1',
+            kind: 'ConversionReview',
+            response,
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+    hooksUrl = `https://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
+    server = await startTestApiServer();
+    server.registerService(
+      { namespace: 'default', name: 'conv' },
+      `https://127.0.0.1:${(hooks.address() as AddressInfo).port}`,
+    );
+    server.create('customresourcedefinitions.apiextensions.k8s.io', crd());
+    dir = await mkdtemp(join(tmpdir(), 'kck-conversion-'));
+    await server.writeKubeconfig(join(dir, 'kubeconfig'));
+  });
+
+  after(async () => {
+    await server.close();
+    hooks.closeAllConnections();
+    await new Promise<void>((r) => hooks.close(() => r()));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    reviews.length = 0;
+    mode = 'ok';
+  });
+
+  it('a create at v2 is converted to the storage version v1; reading at v2 converts back; v1 reads need no call', async () => {
+    const res = await raw(
+      server.url,
+      'POST',
+      '/apis/example.com/v2/namespaces/default/gadgets',
+      JSON.stringify({
+        apiVersion: 'example.com/v2',
+        kind: 'Gadget',
+        metadata: { name: 'g1' },
+        spec: { replicas: 4 },
+      }),
+    );
+    assert.equal(res.code, 201, res.body);
+    assert.equal(res.json.apiVersion, 'example.com/v2');
+    assert.deepEqual(res.json.spec, { replicas: 4 });
+    const stored = server.get<any>('gadgets.example.com', 'g1');
+    assert.equal(stored.apiVersion, 'example.com/v1');
+    assert.deepEqual(stored.spec, { size: 4 });
+    assert.equal(reviews[0].request.desiredAPIVersion, 'example.com/v1');
+    assert.equal(reviews[0].request.objects.length, 1);
+    reviews.length = 0;
+    const v1 = await raw(server.url, 'GET', '/apis/example.com/v1/namespaces/default/gadgets/g1');
+    assert.deepEqual(v1.json.spec, { size: 4 });
+    assert.equal(reviews.length, 0, 'objects already at the desired version are not sent');
+    const list = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets');
+    assert.deepEqual((list.json.items as any[])[0].spec, { replicas: 4 });
+    assert.equal(reviews[0].request.desiredAPIVersion, 'example.com/v2');
+  });
+
+  it(
+    'kubectl get <plural>.<version>.<group> shows the converted object; a merge patch at v2 lands converted',
+    { skip: skipKubectl },
+    async () => {
+      const run = (...args: string[]): Promise<string> =>
+        new Promise((resolve, reject) =>
+          execFile(
+            'kubectl',
+            [...args, '--cache-dir', join(dir, 'cache')],
+            { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig'), HOME: dir } },
+            (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(stdout)),
+          ),
+        );
+      server.create('gadgets.example.com', {
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'k1' },
+        spec: { size: 2 },
+      });
+      assert.equal(
+        await run('get', 'gadgets.v2.example.com', 'k1', '-o', 'jsonpath={.spec.replicas}'),
+        '2',
+      );
+      await run(
+        'patch',
+        'gadgets.v2.example.com',
+        'k1',
+        '--type=merge',
+        '-p',
+        '{"spec":{"replicas":6}}',
+      );
+      assert.deepEqual(server.get<any>('gadgets.example.com', 'k1').spec, { size: 6 });
+    },
+  );
+
+  it('a failed conversion answers 500 "conversion webhook for <group/version, Kind=K> failed: <message>"', async () => {
+    server.create('gadgets.example.com', {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'f1' },
+      spec: { size: 1 },
+    });
+    mode = 'fail';
+    const res = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
+    assert.equal(res.code, 500);
+    assert.equal(
+      res.json.message,
+      'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget failed: cannot convert today',
+    );
+    mode = 'wrong-uid';
+    const uid = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
+    assert.match(
+      String(uid.json.message),
+      /failed: expected response\.uid="[0-9a-f-]+", got "nope"$/,
+    );
+    mode = 'drop';
+    const drop = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
+    assert.equal(
+      drop.json.message,
+      'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget returned 0 objects, expected 1',
+    );
+  });
+
+  it('the webhooks option installs a CRD whose conversion points at <baseUrl>/convert (the envtest pattern)', async () => {
+    const installed = await startTestApiServer({
+      webhooks: { configurations: [crd()], baseUrl: hooksUrl, caBundle: caCert },
+    });
+    try {
+      const stored = installed.get<any>(
+        'customresourcedefinitions.apiextensions.k8s.io',
+        'gadgets.example.com',
+      );
+      assert.equal(stored.spec.conversion.webhook.clientConfig.url, `${hooksUrl}/convert`);
+      installed.create('gadgets.example.com', {
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'e1' },
+        spec: { size: 9 },
+      });
+      const res = await raw(
+        installed.url,
+        'GET',
+        '/apis/example.com/v2/namespaces/default/gadgets/e1',
+      );
+      assert.equal(res.code, 200, res.body);
+      assert.deepEqual(res.json.spec, { replicas: 9 });
+    } finally {
+      await installed.close();
+    }
+  });
+});
