@@ -19,6 +19,7 @@ import type {
 } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
+import type { UserInfo } from './authentication.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
 import { builtinDefaultsWriteHook } from './defaults/index.js';
 import { builtinType } from './fieldmanager/builtin_schema.js';
@@ -82,6 +83,8 @@ export interface WriteOptions {
   rawBody?: string;
   /** Warnings for the client (sent as `Warning` headers); write hooks append to it. */
   warnings?: string[];
+  /** Who sent the request (undefined for in-process writes and the server's own controllers). */
+  user?: UserInfo;
 }
 
 /** The kind of write a hook sees. */

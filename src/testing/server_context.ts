@@ -8,10 +8,13 @@
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Authenticator, UserInfo } from './authentication.js';
+import type { Authorizer } from './authorization.js';
 import type { RequestVerb } from './faults.js';
 import type { OpenWatches } from './open_watches.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
+import type { RequestGate } from './request_gate.js';
 import type { ResourceStore } from './resource_store.js';
+import type { ServiceAccountTokens } from './service_account_tokens.js';
 import type { Storage } from './storage.js';
 import type { TableContext } from './table.js';
 
@@ -84,6 +87,12 @@ export interface ServerContext {
   readonly settings: HttpSettings;
   /** Who requests come from, and which tokens the server knows. */
   readonly authenticator: Authenticator;
+  /** What users may do (the reviews ask it). */
+  readonly authorizer: Authorizer;
+  /** Authentication, impersonation and authorization of every request. */
+  readonly gate: RequestGate;
+  /** Issues the ServiceAccount tokens of TokenRequests. */
+  readonly serviceAccountTokens: ServiceAccountTokens;
   /** The columns of `as=Table` responses for a resource at a version. */
   tableContext(type: ResourceType, version: string): TableContext;
 }
