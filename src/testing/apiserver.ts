@@ -404,8 +404,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         this.#storage.list(key('clusterrolebindings')).map((o) => o.obj as Binding),
       roleBindings: (ns) =>
         this.#storage.list(key('rolebindings'), ns).map((o) => o.obj as Binding),
-      clusterRole: (name) => this.#storage.get(key('clusterroles'), name)?.obj as Role | undefined,
-      role: (ns, name) => this.#storage.get(key('roles'), `${ns}/${name}`)?.obj as Role | undefined,
+      clusterRole: (name) => this.#storage.get(key('clusterroles'), name)?.obj,
+      role: (ns, name) => this.#storage.get(key('roles'), `${ns}/${name}`)?.obj,
     };
   }
 

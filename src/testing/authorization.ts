@@ -152,7 +152,12 @@ export function forbiddenStatus(a: Attributes, reason: string): Status {
       : a.name === ''
         ? `${qualified} is forbidden: ${message}`
         : `${qualified} ${JSON.stringify(a.name)} is forbidden: ${message}`;
-  return failure(403, 'Forbidden', full, { name: a.name, group: a.group, kind: a.resource });
+  // StatusDetails' fields are omitted when empty, as in kube-apiserver's JSON.
+  const details: NonNullable<Status['details']> = {};
+  if (a.name !== '') details.name = a.name;
+  if (a.group !== '') details.group = a.group;
+  if (a.resource !== '') details.kind = a.resource;
+  return failure(403, 'Forbidden', full, details);
 }
 
 /** A path segment kube-apiserver accepts as an object name (path.IsValidPathSegmentName). */

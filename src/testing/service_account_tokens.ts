@@ -113,9 +113,7 @@ function nameUid(v: unknown): { name: string; uid: string } | undefined {
 }
 
 /** Decodes a compact JWT's claims without checking them; undefined when malformed. */
-export function decodeJwt(
-  token: string,
-):
+export function decodeJwt(token: string):
   | {
       header: Record<string, unknown>;
       claims: Record<string, unknown>;
