@@ -9,6 +9,8 @@
  *   role;
  * - a RoleBinding or ClusterRoleBinding is written only if the writer holds every
  *   permission of the role it references, unless the writer may `bind` that role;
+ * - a ClusterRole's `aggregationRule` may be set, changed or dropped only by a holder of
+ *   every permission (it can gather anything);
  * - `system:masters` is exempt, and a write that only changes the garbage collector's
  *   fields (ownerReferences, finalizers) is not checked.
  *
@@ -150,6 +152,19 @@ export function compactString(r: PolicyRule): string {
   return `{${parts.join(', ')}}`;
 }
 
+/** Every permission (what `cluster-admin` grants). */
+const FULL_AUTHORITY: PolicyRule[] = [
+  { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
+  { verbs: ['*'], nonResourceURLs: ['*'] },
+];
+
+/** Whether a ClusterRole has an aggregation rule with at least one selector. */
+function hasAggregationRule(obj: UnstructuredObject): boolean {
+  const rule = (obj as { aggregationRule?: { clusterRoleSelectors?: unknown[] } | null })
+    .aggregationRule;
+  return Array.isArray(rule?.clusterRoleSelectors) && rule.clusterRoleSelectors.length > 0;
+}
+
 const KINDS: Record<string, 'role' | 'binding'> = {
   roles: 'role',
   clusterroles: 'role',
@@ -235,6 +250,20 @@ export function escalationCheckWriteHook(
         granted = resolved.rules;
       }
       refuseEscalation(user, resolver, namespace, granted, ctx.type.resource, name);
+      // An aggregation rule can gather anything and prevent tightening: only a holder of
+      // every permission may set, change or drop one.
+      if (
+        ctx.type.resource === 'clusterroles' &&
+        (hasAggregationRule(obj) || (ctx.old !== undefined && hasAggregationRule(ctx.old))) &&
+        uncoveredRules(resolver.rulesFor(user, '').rules, FULL_AUTHORITY).length > 0
+      ) {
+        throw statusError(
+          403,
+          'Forbidden',
+          `clusterroles.${RBAC_GROUP} ${JSON.stringify(name)} is forbidden: must have cluster-admin privileges to use the aggregationRule`,
+          { name, group: RBAC_GROUP, kind: 'clusterroles' },
+        );
+      }
       return obj;
     },
   };

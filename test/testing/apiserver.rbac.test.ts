@@ -443,4 +443,39 @@ describe('escalation and bind prevention (RBAC writes)', () => {
     );
     assert.equal(res.code, 201, res.body);
   });
+
+  it('an aggregationRule needs every permission (unless the writer may escalate)', async () => {
+    server.create(clusterRoles, {
+      metadata: { name: 'clusterrole-writer' },
+      rules: [
+        {
+          apiGroups: ['rbac.authorization.k8s.io'],
+          resources: ['clusterroles'],
+          verbs: ['create'],
+        },
+      ],
+    });
+    server.create(clusterRoleBindings, {
+      metadata: { name: 'lead-clusterrole-writer' },
+      roleRef: {
+        apiGroup: 'rbac.authorization.k8s.io',
+        kind: 'ClusterRole',
+        name: 'clusterrole-writer',
+      },
+      subjects: [{ kind: 'User', name: 'lead' }],
+    });
+    const res = await post(
+      '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      {
+        metadata: { name: 'gather-all' },
+        aggregationRule: { clusterRoleSelectors: [{ matchLabels: { anything: 'true' } }] },
+      },
+      admin,
+    );
+    assert.equal(res.code, 403);
+    assert.equal(
+      res.json.message,
+      'clusterroles.rbac.authorization.k8s.io "gather-all" is forbidden: must have cluster-admin privileges to use the aggregationRule',
+    );
+  });
 });
