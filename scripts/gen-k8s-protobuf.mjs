@@ -107,6 +107,7 @@ const roots = [
   'k8s.io.api.authorization.v1.SelfSubjectRulesReview',
   'k8s.io.api.authentication.v1.SelfSubjectReview',
   'k8s.io.api.authentication.v1.TokenReview',
+  'k8s.io.api.authentication.v1.TokenRequest',
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status',
   'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent',
   'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions',

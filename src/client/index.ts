@@ -50,3 +50,5 @@ export {
 } from './metrics.js';
 export type { RestClientMetricsProvider } from './metrics.js';
 export { VERSION } from './version.js';
+export { createToken } from './token_request.js';
+export type { IssuedServiceAccountToken, TokenRequestOptions } from './token_request.js';

@@ -32,7 +32,11 @@ export {
 export { HealthCheckSet, ping } from './healthz.js';
 export type { HealthCheck } from './healthz.js';
 export { parseBindAddress } from './servers.js';
-export type { BindAddress } from './servers.js';
+export type { BindAddress, TlsSource } from './servers.js';
+export { certDirSource, ServingCertificateError } from './cert_dir.js';
+export type { CertDirOptions } from './cert_dir.js';
+export { withAuthenticationAndAuthorization } from './metrics_auth.js';
+export type { MetricsAuthOptions } from './metrics_auth.js';
 export { setupSignalHandler } from './signals.js';
 export type { SignalHandler, SignalHandlerOptions } from './signals.js';
 export {

@@ -68,6 +68,8 @@ import {
 } from './errors.js';
 import { HealthCheckSet, ping } from './healthz.js';
 import type { HealthCheck } from './healthz.js';
+import { certDirSource } from './cert_dir.js';
+import type { CertDirOptions } from './cert_dir.js';
 import { metricsServer } from './metrics_server.js';
 import type { MetricsRegistry } from './metrics_server.js';
 import { healthProbeServer } from './probe_server.js';
@@ -205,6 +207,15 @@ export interface ManagerOptions {
   metricsBindAddress?: string;
   /** The registry `/metrics` serves (default: prom-client's global registry). */
   metricsRegistry?: MetricsRegistry;
+  /**
+   * Serve `/metrics` securely, as kubebuilder's `--metrics-secure`: HTTPS with the
+   * certificate in `certPath` (`tls.crt`/`tls.key`, reloaded when they change), and only to
+   * callers whose bearer token the API server authenticates (TokenReview) and who may `get`
+   * the non-resource URL `/metrics` (SubjectAccessReview); 401 and 403 otherwise, as
+   * controller-runtime answers. The operator needs `create` on `tokenreviews` and
+   * `subjectaccessreviews` (`system:auth-delegator`). Probes stay plain HTTP.
+   */
+  metricsSecure?: CertDirOptions;
   /**
    * How long shutdown waits for the runnables to stop (default 30 000 ms); `0` does not
    * wait, a negative number waits for ever. Also given to each Controller's `run()`.
@@ -426,6 +437,14 @@ export class Manager {
         bind: metricsBind,
         registry: options.metricsRegistry,
         logger: this.#logger,
+        ...(options.metricsSecure !== undefined
+          ? {
+              secure: {
+                tls: certDirSource(options.metricsSecure),
+                auth: { transport: this.transport, clock: this.#clock, logger: this.#logger },
+              },
+            }
+          : {}),
       });
       this.#groups.httpServers.add(this.#metricsServer);
     }

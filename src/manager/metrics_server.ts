@@ -14,8 +14,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { send } from './healthz.js';
+import { withAuthenticationAndAuthorization } from './metrics_auth.js';
+import type { MetricsAuthOptions } from './metrics_auth.js';
 import { ServerRunnable } from './servers.js';
-import type { BindAddress, RequestHandler } from './servers.js';
+import type { BindAddress, RequestHandler, TlsSource } from './servers.js';
 
 /** A prom-client `Registry`, or anything that renders the text exposition format. */
 export interface MetricsRegistry {
@@ -33,6 +35,12 @@ export interface MetricsServerOptions {
   readonly registry: MetricsRegistry | undefined;
   /** Where it logs its address, or why it is disabled. */
   readonly logger: Logger;
+  /**
+   * Secure serving (`--metrics-secure`): HTTPS with this certificate, and only callers the
+   * API server authenticates (TokenReview) and authorizes (SubjectAccessReview, `get` on
+   * `/metrics`) are served.
+   */
+  readonly secure?: { readonly tls: TlsSource; readonly auth: MetricsAuthOptions };
 }
 
 /** The handler of the metrics endpoint: `/metrics` renders `registry`. */
@@ -72,9 +80,14 @@ export function metricsServer(options: MetricsServerOptions): ServerRunnable {
     bind: options.bind,
     logger: options.logger,
     serves: '/metrics',
+    ...(options.secure !== undefined ? { tls: options.secure.tls } : {}),
     handler: async () => {
       const registry = options.registry ?? (await defaultMetricsRegistry(options.logger));
-      return registry === undefined ? undefined : metricsHandler(registry);
+      if (registry === undefined) return undefined;
+      const handler = metricsHandler(registry);
+      return options.secure === undefined
+        ? handler
+        : withAuthenticationAndAuthorization(handler, options.secure.auth);
     },
   });
 }

@@ -6,11 +6,20 @@
  * @module
  */
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../util/logger.js';
 import { BindError, InvalidManagerOptionsError } from './errors.js';
 import type { GroupRunnable } from './runnable_group.js';
+
+/** A server certificate and key (PEM) for HTTPS, and how to hear of a new pair. */
+export interface TlsSource {
+  /** The current certificate and key. */
+  current(): { cert: string | Buffer; key: string | Buffer };
+  /** Calls `changed` when the pair changes on disk; returns the function that stops it. */
+  watch?(changed: () => void): () => void;
+}
 
 /** An HTTP request handler; a rejection answers 500. */
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -54,6 +63,8 @@ export class HttpServer {
   readonly what: string;
   readonly #server: Server;
   #address: AddressInfo | undefined;
+  #tls = false;
+  #stopWatching: (() => void) | undefined;
 
   private constructor(what: string, server: Server) {
     this.what = what;
@@ -69,15 +80,25 @@ export class HttpServer {
     what: string,
     bind: BindAddress,
     handler: RequestHandler,
+    tls?: TlsSource,
   ): Promise<HttpServer> {
-    const server = createServer((req, res) => {
+    const serve = (req: IncomingMessage, res: ServerResponse): void => {
       handler(req, res).catch((err: unknown) => {
         if (!res.headersSent) res.statusCode = 500;
         res.end(`internal server error: ${err instanceof Error ? err.message : String(err)}\n`);
       });
-    });
+    };
+    const server =
+      tls === undefined ? createServer(serve) : createHttpsServer(tls.current(), serve);
     server.keepAliveTimeout = 5_000;
     const out = new HttpServer(what, server);
+    if (tls !== undefined) {
+      out.#tls = true;
+      // A new certificate on disk is served from the next connection on.
+      out.#stopWatching = tls.watch?.(() => {
+        (server as ReturnType<typeof createHttpsServer>).setSecureContext(tls.current());
+      });
+    }
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error): void => {
         server.close();
@@ -104,11 +125,12 @@ export class HttpServer {
   get url(): string {
     const a = this.address;
     const host = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-    return `http://${host}:${a.port}`;
+    return `${this.#tls ? 'https' : 'http'}://${host}:${a.port}`;
   }
 
   /** Stop listening and close every connection; resolves once the server is closed. */
   async close(): Promise<void> {
+    this.#stopWatching?.();
     await new Promise<void>((resolve) => {
       this.#server.close(() => resolve());
       this.#server.closeAllConnections();
@@ -133,6 +155,8 @@ export interface ServerRunnableOptions {
   readonly label?: string;
   /** See `label` (e.g. ` (/healthz, /readyz)` or `/metrics`). */
   readonly serves?: string;
+  /** Serve HTTPS with this certificate (default plain HTTP). */
+  readonly tls?: TlsSource;
 }
 
 /**
@@ -173,7 +197,7 @@ export class ServerRunnable implements GroupRunnable {
         this.#resolveListening();
         return;
       }
-      this.#server = await HttpServer.listen(what, bind, handler);
+      this.#server = await HttpServer.listen(what, bind, handler, this.#options.tls);
     } catch (err) {
       this.#rejectListening(err);
       throw err;

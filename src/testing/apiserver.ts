@@ -16,6 +16,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -38,12 +39,27 @@ import {
   ResourceRegistry,
 } from './registry.js';
 import type { FieldGetter, ResourceType } from './registry.js';
-import { Authenticator } from './authentication.js';
+import { Authenticator, SYSTEM_MASTERS, TOKEN_USER } from './authentication.js';
+import type { UserInfo } from './authentication.js';
+import { alwaysAllow, withPrivilegedGroup } from './authorization.js';
+import type { AuthorizationMode, Authorizer } from './authorization.js';
+import { bootstrapPolicy } from './bootstrap_policy.js';
+import { ClusterRoleAggregator } from './clusterrole_aggregation.js';
+import { escalationCheckPlugin } from './escalation_check.js';
+import { RBAC_GROUP, RbacAuthorizer } from './rbac.js';
+import type { Binding, PolicySource, Role } from './rbac.js';
+import { RequestGate } from './request_gate.js';
+import {
+  ServiceAccountTokens,
+  serviceAccountGroups,
+  serviceAccountUsername,
+} from './service_account_tokens.js';
+import type { TokenRequestSpec } from './service_account_tokens.js';
 import { ResourceHandlers } from './resource_handlers.js';
 import { ResourceStore } from './resource_store.js';
 import { relabelVersion } from './admission/admission_review.js';
 import { AdmissionChain } from './admission/chain.js';
-import type { AdmissionAttributes } from './admission/interfaces.js';
+import type { AdmissionAttributes, AdmissionPlugin } from './admission/interfaces.js';
 import { mutatingWebhookPlugin } from './admission/mutating_webhook.js';
 import { validatingAdmissionPolicyPlugin } from './admission/validating_admission_policy.js';
 import { validatingWebhookPlugin } from './admission/validating_webhook.js';
@@ -84,8 +100,9 @@ export interface AdmissionAuditAnnotation {
 }
 
 /**
- * Authentication the server requires. Without any, requests are anonymous
- * (`system:anonymous`, as a SelfSubjectReview reports); every user may do everything.
+ * Authentication the server requires. Without any, requests without credentials are
+ * anonymous (`system:anonymous` in `system:unauthenticated`, as a SelfSubjectReview
+ * reports); what anyone may do is decided by the server's `authorization` mode.
  */
 export interface TestApiServerAuth {
   /** Require `Authorization: Bearer <token>`; the token stands for `test-user` in `system:masters`. */
@@ -146,6 +163,56 @@ export interface TestApiServerOptions {
    * runs (the envtest pattern; see {@link TestApiServer.installWebhooks}).
    */
   webhooks?: WebhookInstallOptions;
+  /**
+   * How requests are authorized, as kube-apiserver's `--authorization-mode` (default
+   * `AlwaysAllow`: everyone may do everything). `RBAC` allows what Roles and
+   * ClusterRoles bound to the user grant, creates kube-apiserver's bootstrap roles
+   * (`cluster-admin`, `admin`, `edit`, `view`, `system:auth-delegator`, …), keeps
+   * aggregated ClusterRoles up to date and refuses privilege escalation through RBAC
+   * writes. `system:masters` may always do everything; the server's own kubeconfig is in
+   * it (with `RBAC` and no `auth.token`, the server makes an admin token for it).
+   */
+  authorization?: AuthorizationMode;
+}
+
+/** Who {@link TestApiServer.addUser} makes a kubeconfig for. */
+export type TestUser =
+  | {
+      /** The user name. */
+      username: string;
+      /** The groups (`system:authenticated` is added). */
+      groups?: string[];
+      /** The uid. */
+      uid?: string;
+      /** Extra user information. */
+      extra?: Record<string, string[]>;
+    }
+  | {
+      /** A ServiceAccount: its token is issued by the server (TokenRequest). */
+      serviceAccount: {
+        /** Its namespace. */
+        namespace: string;
+        /** Its name. */
+        name: string;
+      };
+      /** Create the ServiceAccount when it does not exist (default true). */
+      create?: boolean;
+      /** The token's lifetime in seconds (default 86 400). */
+      expirationSeconds?: number;
+      /** The token's audiences (default the API server's). */
+      audiences?: string[];
+    };
+
+/** Credentials for a user of the test API server, made by {@link TestApiServer.addUser}. */
+export interface TestUserCredentials {
+  /** Who the server takes requests with these credentials to come from. */
+  readonly user: UserInfo;
+  /** The bearer token. */
+  readonly token: string;
+  /** A KubeConfig for this user, with this server as its current context. */
+  kubeConfig(namespace?: string): KubeConfig;
+  /** Writes a kubeconfig file (mode 0600) for this user, as `writeKubeconfig` does. */
+  writeKubeconfig(path: string): Promise<void>;
 }
 
 /** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
@@ -205,6 +272,18 @@ export interface TestApiServer {
   watchCount(resource?: ResourceRef): number;
   /** Resolves when at least `count` watches of a resource are open. */
   waitForWatch(resource: ResourceRef, count?: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Credentials for another user, in one call (envtest's `AddUser`): a user with chosen
+   * groups (a static bearer token the server now accepts), or a ServiceAccount (created if
+   * missing; its token issued by the server, as TokenRequest issues it).
+   */
+  addUser(user: TestUser): TestUserCredentials;
+  /**
+   * Issues a ServiceAccount token as the TokenRequest subresource does.
+   *
+   * @throws `ApiError` 404 when the ServiceAccount does not exist.
+   */
+  createToken(namespace: string, name: string, spec?: TokenRequestSpec): string;
   /** Every request handled so far (for assertions); cleared by `clearRequests()`. */
   readonly requests: readonly RecordedRequest[];
   /** Forgets the recorded requests. */
@@ -232,6 +311,14 @@ export interface TestApiServer {
 /** A failure of the in-process helpers or of the server's start. */
 export class TestApiServerError extends KubeControllerKitError {}
 
+/** A user entry of a kubeconfig the server writes. */
+interface KubeconfigUser {
+  name: string;
+  token?: string;
+  certData?: string;
+  keyData?: string;
+}
+
 function yamlString(s: string): string {
   return JSON.stringify(s);
 }
@@ -249,6 +336,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   readonly #watches = new OpenWatches();
   readonly #timers: PendingTimers;
   readonly #router: Router;
+  readonly #authenticator: Authenticator;
+  readonly #serviceAccountTokens: ServiceAccountTokens;
+  /** The token the server's own kubeconfig carries (undefined: none). */
+  readonly #adminToken: string | undefined;
   #server: Server | undefined;
   #closed = false;
   #requests: RecordedRequest[] = [];
@@ -271,8 +362,41 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     );
     this.#store.admission = this.#admissionChain();
     this.faults = new TestApiServerFaults(this);
-    this.#storage.onChange((e) => this.#watches.dispatch(e));
+    const rbacMode = options.authorization === 'RBAC';
+    const aggregator = rbacMode ? this.#clusterRoleAggregator() : undefined;
+    this.#storage.onChange((e) => {
+      this.#watches.dispatch(e);
+      if (aggregator !== undefined && e.grKey === groupResourceKey(RBAC_GROUP, 'clusterroles')) {
+        aggregator.schedule();
+      }
+    });
     this.#storage.onDropTable((grKey) => this.#watches.endAll(grKey));
+    this.#authenticator = new Authenticator(options.auth);
+    this.#serviceAccountTokens = new ServiceAccountTokens(
+      this.#clock,
+      (resource, ns, name) =>
+        this.#storage.get(groupResourceKey('', resource), `${ns}/${name}`)?.obj,
+    );
+    const tokens = this.#serviceAccountTokens;
+    this.#authenticator.useServiceAccountTokens((token, audiences) =>
+      tokens.authenticate(token, audiences),
+    );
+    this.#adminToken = options.auth?.token;
+    if (rbacMode && this.#adminToken === undefined) {
+      this.#adminToken = randomBytes(24).toString('base64url');
+      this.#authenticator.addToken(this.#adminToken, {
+        username: TOKEN_USER,
+        groups: [SYSTEM_MASTERS],
+      });
+    }
+    let authorizer: Authorizer = withPrivilegedGroup(alwaysAllow);
+    if (rbacMode) {
+      const rbac = new RbacAuthorizer(this.#policySource());
+      authorizer = withPrivilegedGroup(rbac);
+      this.#store.admission = this.#admissionChain([
+        escalationCheckPlugin(authorizer, rbac.resolver),
+      ]);
+    }
     const ctx: ServerContext = {
       converter: new WebhookConverter(this.#endpoints, (type) =>
         type.crdName === undefined
@@ -309,7 +433,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 200,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       },
-      authenticator: new Authenticator(options.auth),
+      authenticator: this.#authenticator,
+      authorizer,
+      gate: new RequestGate(this.#authenticator, authorizer),
+      serviceAccountTokens: this.#serviceAccountTokens,
     };
     this.#router = new Router(ctx, new ResourceHandlers(ctx), {
       faults: this.faults,
@@ -322,7 +449,53 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public']) {
       this.#store.create(nsType, 'v1', '', { metadata: { name: ns } });
     }
+    if (rbacMode) {
+      const policy = bootstrapPolicy();
+      for (const role of policy.clusterRoles)
+        this.create({ group: RBAC_GROUP, resource: 'clusterroles' }, role);
+      for (const b of policy.clusterRoleBindings) {
+        this.create({ group: RBAC_GROUP, resource: 'clusterrolebindings' }, b);
+      }
+      aggregator?.sync();
+    }
     if (options.webhooks !== undefined) this.installWebhooks(options.webhooks);
+  }
+
+  /** The roles and bindings the RBAC authorizer reads, straight from storage. */
+  #policySource(): PolicySource {
+    const key = (resource: string): string => groupResourceKey(RBAC_GROUP, resource);
+    return {
+      clusterRoleBindings: () =>
+        this.#storage.list(key('clusterrolebindings')).map((o) => o.obj as Binding),
+      roleBindings: (ns) =>
+        this.#storage.list(key('rolebindings'), ns).map((o) => o.obj as Binding),
+      clusterRole: (name) => this.#storage.get(key('clusterroles'), name)?.obj,
+      role: (ns, name) => this.#storage.get(key('roles'), `${ns}/${name}`)?.obj,
+    };
+  }
+
+  /** The clusterrole-aggregation controller, writing through the store. */
+  #clusterRoleAggregator(): ClusterRoleAggregator {
+    const key = groupResourceKey(RBAC_GROUP, 'clusterroles');
+    return new ClusterRoleAggregator({
+      clusterRoles: () => this.#storage.list(key).map((o) => o.obj as Role),
+      setRules: (name, rules) => {
+        const current = this.#storage.get(key, name);
+        if (current === undefined) return;
+        const next = { ...structuredClone(current.obj), rules };
+        this.#store.update(
+          this.#type({ group: RBAC_GROUP, resource: 'clusterroles' }),
+          'v1',
+          '',
+          name,
+          next,
+          '',
+          {
+            seed: true,
+          },
+        );
+      },
+    });
   }
 
   /**
@@ -331,7 +504,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
    * validation), then validation (ValidatingAdmissionPolicies, then the validating
    * webhooks, called in parallel).
    */
-  #admissionChain(): AdmissionChain {
+  #admissionChain(first: AdmissionPlugin[] = []): AdmissionChain {
     const objects = (resource: string): UnstructuredObject[] =>
       this.#storage
         .list(groupResourceKey('admissionregistration.k8s.io', resource))
@@ -357,6 +530,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       recordAuditAnnotation: record,
     });
     return new AdmissionChain([
+      ...first,
       this.#store.builtinDefaults(),
       mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
       this.#store.schemaValidation(),
@@ -594,15 +768,26 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   // ---------------------------------------------------------------- kubeconfig
 
   kubeConfig(namespace?: string): KubeConfig {
-    const kc = new KubeConfig();
-    const user: { name: string; token?: string; certData?: string; keyData?: string } = {
-      name: 'test-user',
-    };
-    if (this.#options.auth?.token !== undefined) user.token = this.#options.auth.token;
+    return this.#kubeConfigFor(this.#adminCredentials(), namespace);
+  }
+
+  writeKubeconfig(path: string): Promise<void> {
+    return this.#writeKubeconfigFor(path, this.#adminCredentials());
+  }
+
+  /** The credentials of the server's own kubeconfig (`test-user`, a superuser). */
+  #adminCredentials(): KubeconfigUser {
+    const user: KubeconfigUser = { name: 'test-user' };
+    if (this.#adminToken !== undefined) user.token = this.#adminToken;
     if (this.#options.auth?.clientCertificate && this.certificates) {
       user.certData = Buffer.from(this.certificates.clientCert).toString('base64');
       user.keyData = Buffer.from(this.certificates.clientKey).toString('base64');
     }
+    return user;
+  }
+
+  #kubeConfigFor(user: KubeconfigUser, namespace?: string): KubeConfig {
+    const kc = new KubeConfig();
     const cluster: { name: string; server: string; skipTLSVerify: boolean; caData?: string } = {
       name: 'test-apiserver',
       server: this.url,
@@ -614,19 +799,19 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const context: { name: string; cluster: string; user: string; namespace?: string } = {
       name: 'test-apiserver',
       cluster: 'test-apiserver',
-      user: 'test-user',
+      user: user.name,
     };
     if (namespace !== undefined) context.namespace = namespace;
     kc.loadFromOptions({
       clusters: [cluster],
-      users: [user],
+      users: [{ ...user }],
       contexts: [context],
       currentContext: 'test-apiserver',
     });
     return kc;
   }
 
-  async writeKubeconfig(path: string): Promise<void> {
+  async #writeKubeconfigFor(path: string, user: KubeconfigUser): Promise<void> {
     const lines = [
       'apiVersion: v1',
       'kind: Config',
@@ -644,16 +829,16 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       // marked skipped; kubectl and client-go accept the flag on plain http and ignore it.
       lines.push('    insecure-skip-tls-verify: true');
     }
-    lines.push('users:', '- name: test-user', '  user:');
+    lines.push('users:', `- name: ${yamlString(user.name)}`, '  user:');
     let userFields = 0;
-    if (this.#options.auth?.token !== undefined) {
-      lines.push(`    token: ${yamlString(this.#options.auth.token)}`);
+    if (user.token !== undefined) {
+      lines.push(`    token: ${yamlString(user.token)}`);
       userFields++;
     }
-    if (this.#options.auth?.clientCertificate && this.certificates) {
+    if (user.certData !== undefined && user.keyData !== undefined) {
       lines.push(
-        `    client-certificate-data: ${Buffer.from(this.certificates.clientCert).toString('base64')}`,
-        `    client-key-data: ${Buffer.from(this.certificates.clientKey).toString('base64')}`,
+        `    client-certificate-data: ${user.certData}`,
+        `    client-key-data: ${user.keyData}`,
       );
       userFields++;
     }
@@ -663,11 +848,56 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       '- name: test-apiserver',
       '  context:',
       '    cluster: test-apiserver',
-      '    user: test-user',
+      `    user: ${yamlString(user.name)}`,
       'current-context: test-apiserver',
       '',
     );
     await writeFile(path, lines.join('\n'), { mode: 0o600 });
+  }
+
+  // ---------------------------------------------------------------- users and tokens
+
+  createToken(namespace: string, name: string, spec?: TokenRequestSpec): string {
+    return this.#serviceAccountTokens.issue(namespace, name, spec).token;
+  }
+
+  addUser(spec: TestUser): TestUserCredentials {
+    let user: UserInfo;
+    let token: string;
+    if ('serviceAccount' in spec) {
+      const { namespace, name } = spec.serviceAccount;
+      if (spec.create !== false && this.get('serviceaccounts', name, namespace) === undefined) {
+        this.create('serviceaccounts', { metadata: { name, namespace } });
+      }
+      const tokenSpec: TokenRequestSpec = { expirationSeconds: spec.expirationSeconds ?? 86_400 };
+      if (spec.audiences !== undefined) tokenSpec.audiences = spec.audiences;
+      token = this.createToken(namespace, name, tokenSpec);
+      const uid = this.get('serviceaccounts', name, namespace)?.metadata?.uid;
+      user = {
+        username: serviceAccountUsername(namespace, name),
+        groups: [...serviceAccountGroups(namespace), 'system:authenticated'],
+      };
+      if (uid !== undefined) user.uid = uid;
+    } else {
+      token = randomBytes(24).toString('base64url');
+      user = { username: spec.username, groups: [...(spec.groups ?? [])] };
+      if (spec.uid !== undefined) user.uid = spec.uid;
+      if (spec.extra !== undefined) user.extra = structuredClone(spec.extra);
+      this.#authenticator.addToken(token, user);
+      user = {
+        ...user,
+        groups: user.groups.includes('system:authenticated')
+          ? user.groups
+          : [...user.groups, 'system:authenticated'],
+      };
+    }
+    const entry: KubeconfigUser = { name: user.username, token };
+    return {
+      user,
+      token,
+      kubeConfig: (namespace?: string) => this.#kubeConfigFor(entry, namespace),
+      writeKubeconfig: (path: string) => this.#writeKubeconfigFor(path, entry),
+    };
   }
 
   // ---------------------------------------------------------------- fault target

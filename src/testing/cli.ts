@@ -20,6 +20,8 @@ Options:
   --https               serve HTTPS with throwaway certificates
   --token <token>       require this bearer token (written into the kubeconfig)
   --client-cert         require a client certificate (implies --https)
+  --authorization-mode <mode>  AlwaysAllow (default) or RBAC; with RBAC the kubeconfig
+                        written is a superuser's (system:masters)
   --bookmark-interval <ms>  BOOKMARK interval on watches (default 60000)
   -h, --help            show this help
 `;
@@ -52,6 +54,7 @@ export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promi
         https: { type: 'boolean' },
         token: { type: 'string' },
         'client-cert': { type: 'boolean' },
+        'authorization-mode': { type: 'string' },
         'bookmark-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -82,6 +85,14 @@ export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promi
       return 2;
     }
     options.bookmarkIntervalMs = ms;
+  }
+  const mode = values['authorization-mode'];
+  if (typeof mode === 'string') {
+    if (mode !== 'AlwaysAllow' && mode !== 'RBAC') {
+      err(`--authorization-mode must be AlwaysAllow or RBAC, got "${mode}"`);
+      return 2;
+    }
+    options.authorization = mode;
   }
   if (values.https) options.https = true;
   if (typeof values.token === 'string') options.auth = { token: values.token };

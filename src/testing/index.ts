@@ -15,7 +15,12 @@ export type {
   TestApiServer,
   TestApiServerAuth,
   TestApiServerOptions,
+  TestUser,
+  TestUserCredentials,
 } from './apiserver.js';
+export type { UserInfo } from './authentication.js';
+export type { AuthorizationMode } from './authorization.js';
+export type { TokenRequestSpec } from './service_account_tokens.js';
 export { TestApiServerFaults } from './faults.js';
 export type {
   FailureSpec,

@@ -31,6 +31,7 @@ import type { UnstructuredObject } from '../client/types.js';
 import type { StoredObject } from './storage.js';
 import { fromScale, toScale } from './scale.js';
 import { answerReview } from './reviews.js';
+import { answerTokenRequest } from './service_account_tokens.js';
 import { renderTable } from './table.js';
 import { renderObject } from './watch.js';
 import { serveWatch } from './watch_handler.js';
@@ -51,6 +52,10 @@ export class ResourceHandlers {
     const rendering = negotiate(req.headers.accept ?? '', r.type, r.version);
     if (r.type.virtual === true) {
       await this.#review(req, res, r, rendering);
+      return;
+    }
+    if (r.subresource === 'token') {
+      await this.#tokenRequest(req, res, r);
       return;
     }
     if (r.subresource === 'scale') {
@@ -299,7 +304,8 @@ export class ResourceHandlers {
     const answer = answerReview(r.type, body, {
       namespace: r.namespace,
       user: r.user,
-      tokenUser: (token) => this.#ctx.authenticator.token(token),
+      tokenUser: (token, audiences) => this.#ctx.authenticator.token(token, audiences),
+      authorizer: this.#ctx.authorizer,
     });
     const out = {
       ...answer,
@@ -342,6 +348,25 @@ export class ResourceHandlers {
     const next = fromScale(type, existing.obj, written);
     const stored = await store.updateAsync(type, version, namespace, name, next, 'scale', opts);
     send(200, stored.obj, warningHeaders(opts.warnings));
+  }
+
+  /** A TokenRequest (`POST serviceaccounts/<name>/token`): a signed token for the ServiceAccount. */
+  async #tokenRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    r: ResourceRequest,
+  ): Promise<void> {
+    const { bytes, contentType } = await this.#readWriteBody(req);
+    const body =
+      bytes.length === 0 ? {} : await decodeObjectBody(contentType, bytes, r.type, r.version);
+    const answer = answerTokenRequest(
+      this.#ctx.serviceAccountTokens,
+      r.namespace,
+      r.name,
+      body,
+      new Date(this.#ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    );
+    sendJson(res, 201, JSON.stringify(answer));
   }
 
   // ---------------------------------------------------------------- the write path

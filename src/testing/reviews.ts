@@ -5,10 +5,12 @@
  * TokenReview. Like kube-apiserver's, they are create-only and never stored: a POST is
  * checked and answered with the same object, its `status` filled in.
  *
- * The server has no authorizer, so every access review is allowed and every rules review
- * lists everything, as kube-apiserver's `AlwaysAllow` mode answers. The checks are the
- * ones kube-apiserver makes before asking its authorizer, worded as it words them (the
- * `/version` this server reports).
+ * Access reviews are answered by the server's authorizer (./authorization.ts), with the
+ * decision and reason a request with the same attributes would get: everything under
+ * `AlwaysAllow`, the bound roles' rules under `RBAC`. A rules review lists what the
+ * authorizer resolves for the user; a TokenReview authenticates its token as a request's
+ * would be. The checks are the ones kube-apiserver makes before asking its authorizer,
+ * worded as it words them (the `/version` this server reports).
  *
  * @module
  */
@@ -16,6 +18,7 @@ import type { StatusCause } from '../apimachinery/status.js';
 import type { ApiError } from '../client/errors.js';
 import type { UnstructuredObject } from '../client/types.js';
 import type { UserInfo } from './authentication.js';
+import type { Attributes, Authorizer } from './authorization.js';
 import type { ResourceType } from './registry.js';
 import { badRequest, statusError } from './status.js';
 
@@ -25,8 +28,10 @@ export interface ReviewContext {
   namespace: string;
   /** Who sent the request. */
   user: UserInfo;
-  /** The user a TokenReview's token stands for, if the server knows the token. */
-  tokenUser(token: string): UserInfo | undefined;
+  /** The user a TokenReview's token stands for, if the server accepts the token. */
+  tokenUser(token: string, audiences?: readonly string[]): UserInfo | undefined;
+  /** The server's authorizer. */
+  authorizer: Authorizer;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -93,7 +98,60 @@ function subjectCauses(spec: Record<string, unknown>): StatusCause[] {
   ];
 }
 
-const ALLOWED = { allowed: true };
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** The attributes a review's spec asks about, for a user. */
+function reviewAttributes(spec: Record<string, unknown>, user: UserInfo): Attributes {
+  const base: Attributes = {
+    user,
+    verb: '',
+    resourceRequest: false,
+    path: '',
+    group: '',
+    version: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+  };
+  const r = spec.resourceAttributes;
+  if (isRecord(r)) {
+    return {
+      ...base,
+      resourceRequest: true,
+      verb: text(r.verb),
+      group: text(r.group),
+      version: text(r.version),
+      resource: text(r.resource),
+      subresource: text(r.subresource),
+      namespace: text(r.namespace),
+      name: text(r.name),
+    };
+  }
+  const n = isRecord(spec.nonResourceAttributes) ? spec.nonResourceAttributes : {};
+  return { ...base, verb: text(n.verb), path: text(n.path) };
+}
+
+/** The user a SubjectAccessReview names. */
+function specUser(spec: Record<string, unknown>): UserInfo {
+  const user: UserInfo = { username: text(spec.user), groups: strings(spec.groups) };
+  if (text(spec.uid) !== '') user.uid = text(spec.uid);
+  if (isRecord(spec.extra)) {
+    user.extra = {};
+    for (const [k, v] of Object.entries(spec.extra)) user.extra[k] = strings(v);
+  }
+  return user;
+}
+
+/** The status of an access review: the authorizer's decision and reason. */
+function decide(authorizer: Authorizer, a: Attributes): Record<string, unknown> {
+  const d = authorizer.authorize(a);
+  const status: Record<string, unknown> = { allowed: d.allowed };
+  if (d.reason !== '') status.reason = d.reason;
+  return status;
+}
 
 function withStatus(
   body: UnstructuredObject,
@@ -141,19 +199,13 @@ function localSubjectAccessReview(
     );
   }
   if (causes.length > 0) throw invalidReview('authorization.k8s.io', causes);
-  return withStatus(body, ALLOWED, metadata);
+  return withStatus(body, decide(ctx.authorizer, reviewAttributes(spec, specUser(spec))), metadata);
 }
-
-/** What kube-apiserver's AlwaysAllow authorizer lists for anyone. */
-const EVERYTHING = {
-  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
-  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
-  incomplete: false,
-};
 
 function tokenReview(body: UnstructuredObject, ctx: ReviewContext): UnstructuredObject {
   const spec = isRecord(body.spec) ? body.spec : {};
-  const user = ctx.tokenUser(text(spec.token));
+  const audiences = strings(spec.audiences);
+  const user = ctx.tokenUser(text(spec.token), audiences.length > 0 ? audiences : undefined);
   if (!user) return withStatus(body, { authenticated: false, user: {} });
   const status: Record<string, unknown> = { authenticated: true, user };
   if (Array.isArray(spec.audiences) && spec.audiences.length > 0) status.audiences = spec.audiences;
@@ -174,18 +226,18 @@ export function answerReview(
     case 'selfsubjectaccessreviews.authorization.k8s.io': {
       const causes = attributeCauses(spec);
       if (causes.length > 0) throw invalidReview(type.group, causes);
-      return withStatus(body, ALLOWED);
+      return withStatus(body, decide(ctx.authorizer, reviewAttributes(spec, ctx.user)));
     }
     case 'subjectaccessreviews.authorization.k8s.io': {
       const causes = [...attributeCauses(spec), ...subjectCauses(spec)];
       if (causes.length > 0) throw invalidReview(type.group, causes);
-      return withStatus(body, ALLOWED);
+      return withStatus(body, decide(ctx.authorizer, reviewAttributes(spec, specUser(spec))));
     }
     case 'localsubjectaccessreviews.authorization.k8s.io':
       return localSubjectAccessReview(body, ctx);
     case 'selfsubjectrulesreviews.authorization.k8s.io':
       if (text(spec.namespace) === '') throw badRequest('no namespace on request');
-      return withStatus(body, structuredClone(EVERYTHING));
+      return withStatus(body, { ...ctx.authorizer.rulesFor(ctx.user, text(spec.namespace)) });
     case 'selfsubjectreviews.authentication.k8s.io':
       return withStatus(body, { userInfo: ctx.user });
     case 'tokenreviews.authentication.k8s.io':

@@ -1,6 +1,6 @@
 /**
- * The router of the test API server: parses a request's URL, records it, finds who sent
- * it (authentication), answers discovery, health and OpenAPI paths, maps a resource path and
+ * The router of the test API server: parses a request's URL, records it, passes it
+ * through the gate (authentication, impersonation, authorization: ./request_gate.ts), answers discovery, health and OpenAPI paths, maps a resource path and
  * method to a verb (as kube-apiserver's request-info resolver does), applies injected
  * latency and failures, and hands the request to the resource handlers. Failures thrown
  * below it as `ApiError` become their `Status`.
@@ -96,12 +96,17 @@ export class Router {
     res.on('finish', () => {
       record.code = res.statusCode;
     });
-    const user = this.#ctx.authenticator.authenticate(req);
-    if (user === undefined) {
+    const gate = this.#ctx.gate.check(
+      req,
+      gatePath(url, rawUrl),
+      url?.searchParams ?? new URLSearchParams(),
+    );
+    if ('status' in gate) {
       req.resume();
-      sendStatus(res, failure(401, 'Unauthorized', 'Unauthorized'));
+      sendStatus(res, gate.status);
       return;
     }
+    const user = gate.user;
     if (url === undefined) {
       req.resume();
       sendStatus(
@@ -309,10 +314,21 @@ export class Router {
     if (
       subresource !== '' &&
       !(subresource === 'status' && type.statusSubresource) &&
-      !(subresource === 'scale' && type.scale !== undefined)
+      !(subresource === 'scale' && type.scale !== undefined) &&
+      !(subresource === 'token' && type.group === '' && type.resource === 'serviceaccounts')
     )
       return undefined;
     return { type, version, namespace, name, subresource, legacyWatch };
+  }
+}
+
+/** The decoded path of a request, as kube-apiserver's filters see it. */
+function gatePath(url: URL | undefined, rawUrl: string): string {
+  const pathname = url?.pathname ?? rawUrl.split('?')[0] ?? '/';
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
   }
 }
 
@@ -323,14 +339,17 @@ function resolveVerb(method: string, p: ResourcePath, q: URLSearchParams): Reque
   switch (method) {
     case 'GET':
       // A subresource (status, scale) is read with get only: no watch of it.
+      if (p.subresource === 'token') return undefined;
       if (p.subresource !== '') return isWatch ? undefined : 'get';
       return isWatch ? 'watch' : p.name !== '' ? 'get' : 'list';
     case 'POST':
+      // TokenRequest: a POST to a ServiceAccount's `token` subresource creates a token.
+      if (p.subresource === 'token') return p.name !== '' ? 'create' : undefined;
       return p.name === '' && p.subresource === '' ? 'create' : undefined;
     case 'PUT':
-      return p.name !== '' ? 'update' : undefined;
+      return p.name !== '' && p.subresource !== 'token' ? 'update' : undefined;
     case 'PATCH':
-      return p.name !== '' ? 'patch' : undefined;
+      return p.name !== '' && p.subresource !== 'token' ? 'patch' : undefined;
     case 'DELETE':
       // status and scale answer get, update and patch only: DELETE of one is 405, never a
       // delete of the object itself.

@@ -8,10 +8,13 @@
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Authenticator, UserInfo } from './authentication.js';
+import type { Authorizer } from './authorization.js';
 import type { RequestVerb } from './faults.js';
 import type { OpenWatches } from './open_watches.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
+import type { RequestGate } from './request_gate.js';
 import type { ResourceStore } from './resource_store.js';
+import type { ServiceAccountTokens } from './service_account_tokens.js';
 import type { Storage } from './storage.js';
 import type { TableContext } from './table.js';
 import type { WebhookConverter } from './webhook_converter.js';
@@ -87,6 +90,12 @@ export interface ServerContext {
   readonly authenticator: Authenticator;
   /** Conversion of custom resources whose CRD converts through a webhook. */
   readonly converter: WebhookConverter;
+  /** What users may do (the reviews ask it). */
+  readonly authorizer: Authorizer;
+  /** Authentication, impersonation and authorization of every request. */
+  readonly gate: RequestGate;
+  /** Issues the ServiceAccount tokens of TokenRequests. */
+  readonly serviceAccountTokens: ServiceAccountTokens;
   /** The columns of `as=Table` responses for a resource at a version. */
   tableContext(type: ResourceType, version: string): TableContext;
 }

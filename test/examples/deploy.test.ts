@@ -75,12 +75,16 @@ describe('application-operator deploy/', { skip }, () => {
     const objects = await rendered();
     assert.deepEqual(objects.map((o) => o.kind).sort(), [
       'ClusterRole',
+      'ClusterRole', // metrics.yaml: the metrics reader
       'ClusterRoleBinding',
+      'ClusterRoleBinding', // metrics.yaml: the operator's system:auth-delegator
+      'ClusterRoleBinding', // metrics.yaml: Prometheus, the metrics reader
       'Deployment',
       'Namespace',
       'Role',
       'RoleBinding',
       'ServiceAccount',
+      'ServiceAccount', // metrics.yaml: Prometheus
     ]);
     // The test server publishes no OpenAPI document for kubectl's client-side validation.
     const out = await kubectl('apply', '--validate=false', '-k', deploy);
@@ -123,10 +127,16 @@ describe('application-operator deploy/', { skip }, () => {
     assert.equal(port(c.livenessProbe?.httpGet?.port), portOf(flag('health-probe-bind-address')));
     assert.equal(port(c.readinessProbe?.httpGet?.port), portOf(flag('health-probe-bind-address')));
     assert.ok(c.ports?.some((p) => p.containerPort === portOf(flag('metrics-bind-address'))));
-    const sa = objects.find((o) => o.kind === 'ServiceAccount')!;
-    assert.equal(pod.serviceAccountName, sa.metadata.name);
+    const sa = objects.find(
+      (o) => o.kind === 'ServiceAccount' && o.metadata.name === pod.serviceAccountName,
+    )!;
+    assert.ok(sa, 'the ServiceAccount the Deployment runs as is deployed');
     assert.equal(sa.metadata.namespace, dep.metadata.namespace);
-    for (const binding of objects.filter((o) => o.kind.endsWith('Binding'))) {
+    // Every binding but Prometheus' metrics reader (metrics.yaml) is the operator's.
+    for (const binding of objects.filter(
+      (o) =>
+        o.kind.endsWith('Binding') && o.metadata.name !== 'application-operator-metrics-reader',
+    )) {
       const subjects = binding.subjects as { kind: string; name: string; namespace: string }[];
       assert.deepEqual(subjects, [
         { kind: 'ServiceAccount', name: sa.metadata.name, namespace: sa.metadata.namespace },

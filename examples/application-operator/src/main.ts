@@ -3,7 +3,8 @@
  * Default: the in-memory API server, with the CRD applied and one sample Application.
  * `--kubeconfig [PATH]`: a real cluster (apply crd.yaml and deploy/ there first; in a Pod,
  * `--kubeconfig` alone uses the service account). controller-runtime's flags:
- * `--leader-elect`, `--health-probe-bind-address`, `--metrics-bind-address`.
+ * `--leader-elect`, `--health-probe-bind-address`, `--metrics-bind-address`,
+ * `--metrics-secure` with `--metrics-cert-path`.
  */
 import {
   setDefaultControllerMetricsProvider,
@@ -44,9 +45,24 @@ await runProgram(
         default: ':8080',
         description: '/metrics address; 0 disables',
       },
+      'metrics-secure': {
+        description:
+          'serve /metrics over HTTPS to callers allowed get on /metrics (TokenReview + SubjectAccessReview); needs --metrics-cert-path',
+      },
+      'metrics-cert-path': {
+        value: 'DIR',
+        description:
+          'directory holding tls.crt and tls.key for --metrics-secure (reloaded on change)',
+      },
     },
   },
   async ({ flags, signal, logger }) => {
+    const certPath = flags['metrics-cert-path'];
+    if (flags['metrics-secure'] === true && certPath === undefined) {
+      throw new Error(
+        '--metrics-secure needs --metrics-cert-path (a directory with tls.crt and tls.key)',
+      );
+    }
     if (flags['metrics-bind-address'] !== '0') {
       // /metrics serves prom-client's global registry: register the series Go users know
       // (workqueue_*, rest_client_*, controller_runtime_*) before any controller exists.
@@ -81,6 +97,9 @@ await runProgram(
         logger,
         healthProbeBindAddress: flags['health-probe-bind-address'] ?? ':8081',
         metricsBindAddress: flags['metrics-bind-address'] ?? ':8080',
+        ...(flags['metrics-secure'] === true && certPath !== undefined
+          ? { metricsSecure: { certPath } }
+          : {}),
         ...(flags['leader-elect'] === true
           ? {
               leaderElection: {

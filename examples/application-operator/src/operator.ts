@@ -27,6 +27,7 @@ import {
 } from 'kube-controller-kit';
 import type {
   ApiResource,
+  CertDirOptions,
   DeepReadonly,
   EventRecorder,
   KubeConfigLike,
@@ -75,6 +76,11 @@ export interface OperatorOptions {
   healthProbeBindAddress?: string;
   /** `/metrics` address (`--metrics-bind-address`); default `'0'`: off. */
   metricsBindAddress?: string;
+  /**
+   * Serve `/metrics` securely (`--metrics-secure`, `--metrics-cert-path`): HTTPS with the
+   * certificate in this directory, only to callers allowed `get` on `/metrics`.
+   */
+  metricsSecure?: CertDirOptions;
   /** Called once the manager's servers are bound, with their addresses (tests, logs). */
   onServing?: (addresses: { healthProbe: string | undefined; metrics: string | undefined }) => void;
   /**
@@ -207,6 +213,7 @@ export async function runOperator(
     logger,
     healthProbeBindAddress: options.healthProbeBindAddress ?? '0',
     metricsBindAddress: options.metricsBindAddress ?? '0',
+    ...(options.metricsSecure !== undefined ? { metricsSecure: options.metricsSecure } : {}),
     ...(options.namespace !== undefined ? { cache: { namespace: options.namespace } } : {}),
     ...(options.leaderElection !== undefined ? { leaderElection: options.leaderElection } : {}),
   });
