@@ -30,7 +30,6 @@ import {
   sequence,
   set,
   time,
-  tlv,
   utf8String,
 } from './der.js';
 import { WebhookError } from './errors.js';

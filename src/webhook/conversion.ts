@@ -105,7 +105,7 @@ export class ConversionWebhook implements HttpWebhook {
         `conversion: ${key}: version ${kind.hub} is the hub and cannot also be a spoke`,
       );
     }
-    this.#kinds.set(key, kind as unknown as ConvertibleKind);
+    this.#kinds.set(key, kind);
     return this;
   }
 
