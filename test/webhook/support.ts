@@ -2,6 +2,7 @@
 // dir, a server on 127.0.0.1:0 driven by a FakeClock, and an HTTPS client that trusts the CA.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:https';
+import type { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -97,6 +98,7 @@ export function post(
     ca: string;
     contentType?: string | null;
     client?: CertificateKeyPair;
+    agent?: Agent;
   },
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
@@ -109,7 +111,7 @@ export function post(
         path,
         method: 'POST',
         ca: options.ca,
-        agent: false,
+        agent: options.agent ?? false,
         headers,
         ...(options.client ? { cert: options.client.cert, key: options.client.key } : {}),
       },
