@@ -46,7 +46,8 @@ function applyPatch(doc: unknown, ops: JsonPatchOperation[]): unknown {
       .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = tokens.pop() as string;
     let parent: Record<string, unknown> | unknown[] = copy;
-    for (const t of tokens) parent = (parent as Record<string, unknown>)[t] as Record<string, unknown>;
+    for (const t of tokens)
+      parent = (parent as Record<string, unknown>)[t] as Record<string, unknown>;
     if (Array.isArray(parent)) {
       const index = Number(last);
       if (op.op === 'add') parent.splice(index, 0, op.value);
@@ -108,7 +109,9 @@ describe('admission webhooks over HTTPS', () => {
         type: 'validating',
         name: 'raw.example.com',
         path: '/raw',
-        rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+        rules: [
+          { operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+        ],
         handler: (request) => {
           if (request.name === 'boom') throw new Error('handler bug');
           return request.name === 'no' ? denied('raw says no') : allowed();
@@ -121,7 +124,10 @@ describe('admission webhooks over HTTPS', () => {
   });
 
   const send = (path: string, body: string, contentType?: string | null) =>
-    post(h.port(), path, body, { ca: h.ca.cert, ...(contentType !== undefined ? { contentType } : {}) });
+    post(h.port(), path, body, {
+      ca: h.ca.cert,
+      ...(contentType !== undefined ? { contentType } : {}),
+    });
 
   test('paths follow controller-runtime: /mutate-<group dashes>-<version>-<kind>, /validate-…', () => {
     assert.equal(mutate, '/mutate-apps-example-com-v1-application');
@@ -131,14 +137,21 @@ describe('admission webhooks over HTTPS', () => {
   });
 
   test('a validator error denies with 403 Forbidden and its message; the uid is echoed', async () => {
-    const answer = await send(validate, review({ uid: 'abc-123', operation: 'CREATE', object: app({ image: 'nginx' }) }));
+    const answer = await send(
+      validate,
+      review({ uid: 'abc-123', operation: 'CREATE', object: app({ image: 'nginx' }) }),
+    );
     assert.equal(answer.status, 200);
     assert.equal(answer.json().apiVersion, 'admission.k8s.io/v1');
     assert.equal(answer.json().kind, 'AdmissionReview');
     const response = responseOf(answer);
     assert.equal(response.uid, 'abc-123');
     assert.equal(response.allowed, false);
-    assert.deepEqual(response.status, { code: 403, reason: 'Forbidden', message: 'image "nginx" has no tag' });
+    assert.deepEqual(response.status, {
+      code: 403,
+      reason: 'Forbidden',
+      message: 'image "nginx" has no tag',
+    });
   });
 
   test('an allowed request has code 200 and carries the warnings', async () => {
@@ -184,7 +197,10 @@ describe('admission webhooks over HTTPS', () => {
   });
 
   test('DELETE: object is null, the validator gets oldObject (controller-runtime #1278)', async () => {
-    const old = app({ image: 'a:1' }, { metadata: { name: 'demo', namespace: 'default', labels: { protected: 'true' } } });
+    const old = app(
+      { image: 'a:1' },
+      { metadata: { name: 'demo', namespace: 'default', labels: { protected: 'true' } } },
+    );
     const response = responseOf(
       await send(validate, review({ operation: 'DELETE', object: null, oldObject: old })),
     );
@@ -195,7 +211,9 @@ describe('admission webhooks over HTTPS', () => {
   });
 
   test('DELETE with no oldObject is a 400, not a crash', async () => {
-    const response = responseOf(await send(validate, review({ operation: 'DELETE', object: null })));
+    const response = responseOf(
+      await send(validate, review({ operation: 'DELETE', object: null })),
+    );
     assert.equal(response.status?.code, 400);
   });
 
@@ -212,19 +230,30 @@ describe('admission webhooks over HTTPS', () => {
       { image: 'nginx:1', futureField: { keep: true } },
       { status: { observed: 3 }, metadata: { name: 'demo', annotations: { 'a/b~c': 'x' } } },
     );
-    const response = responseOf(await send(mutate, review({ operation: 'CREATE', object: received })));
+    const response = responseOf(
+      await send(mutate, review({ operation: 'CREATE', object: received })),
+    );
     assert.equal(response.allowed, true);
     assert.equal(response.patchType, 'JSONPatch');
-    const ops = JSON.parse(Buffer.from(response.patch ?? '', 'base64').toString()) as JsonPatchOperation[];
+    const ops = JSON.parse(
+      Buffer.from(response.patch ?? '', 'base64').toString(),
+    ) as JsonPatchOperation[];
     assert.deepEqual(ops, [{ op: 'add', path: '/spec/replicas', value: 1 }]);
     const patchedObject = applyPatch(received, ops) as Application;
-    assert.deepEqual(patchedObject.spec, { image: 'nginx:1', futureField: { keep: true }, replicas: 1 });
+    assert.deepEqual(patchedObject.spec, {
+      image: 'nginx:1',
+      futureField: { keep: true },
+      replicas: 1,
+    });
     assert.deepEqual(patchedObject.status, { observed: 3 });
   });
 
   test('an object already defaulted gets no patch', async () => {
     const response = responseOf(
-      await send(mutate, review({ operation: 'CREATE', object: app({ image: 'x:1', replicas: 2 }) })),
+      await send(
+        mutate,
+        review({ operation: 'CREATE', object: app({ image: 'x:1', replicas: 2 }) }),
+      ),
     );
     assert.equal(response.allowed, true);
     assert.equal(response.patch, undefined);
@@ -232,14 +261,18 @@ describe('admission webhooks over HTTPS', () => {
   });
 
   test('a defaulter error denies with 403', async () => {
-    const response = responseOf(await send(mutate, review({ operation: 'CREATE', object: app({ image: 'deny' }) })));
+    const response = responseOf(
+      await send(mutate, review({ operation: 'CREATE', object: app({ image: 'deny' }) })),
+    );
     assert.equal(response.status?.code, 403);
     assert.equal(response.status?.message, 'defaulting refused');
   });
 
   test('a raw handler that throws answers 500 and counts controller_runtime_webhook_panics_total', async () => {
     const before = (await sample(h.registry, 'controller_runtime_webhook_panics_total')) ?? 0;
-    const response = responseOf(await send('/raw', review({ uid: 'p-1', operation: 'CREATE', name: 'boom', object: {} })));
+    const response = responseOf(
+      await send('/raw', review({ uid: 'p-1', operation: 'CREATE', name: 'boom', object: {} })),
+    );
     assert.equal(response.uid, 'p-1');
     assert.equal(response.allowed, false);
     assert.equal(response.status?.code, 500);
@@ -250,7 +283,10 @@ describe('admission webhooks over HTTPS', () => {
   test('a TypeError in a typed handler is a panic too (500), not a denial', async () => {
     const before = (await sample(h.registry, 'controller_runtime_webhook_panics_total')) ?? 0;
     const response = responseOf(
-      await send(mutate, review({ operation: 'CREATE', object: app({ image: 'throw-typeerror' }) })),
+      await send(
+        mutate,
+        review({ operation: 'CREATE', object: app({ image: 'throw-typeerror' }) }),
+      ),
     );
     assert.equal(response.status?.code, 500);
     assert.match(response.status?.message ?? '', /^panic: .* \[recovered\]$/);
@@ -258,12 +294,18 @@ describe('admission webhooks over HTTPS', () => {
   });
 
   test('a raw handler denies with its own words', async () => {
-    const response = responseOf(await send('/raw', review({ operation: 'CREATE', name: 'no', object: {} })));
+    const response = responseOf(
+      await send('/raw', review({ operation: 'CREATE', name: 'no', object: {} })),
+    );
     assert.deepEqual(response.status, { code: 403, reason: 'Forbidden', message: 'raw says no' });
   });
 
   test('only application/json is read: another content type is a 400', async () => {
-    const answer = await send(validate, review({ operation: 'CREATE', object: app({}) }), 'text/plain');
+    const answer = await send(
+      validate,
+      review({ operation: 'CREATE', object: app({}) }),
+      'text/plain',
+    );
     assert.equal(answer.status, 200);
     assert.deepEqual(responseOf(answer).status, {
       code: 400,
@@ -297,25 +339,42 @@ describe('admission webhooks over HTTPS', () => {
 
   test('metrics: requests_total{webhook,code}, latency and in-flight by path', async () => {
     const path = validate;
-    const before = (await sample(h.registry, 'controller_runtime_webhook_requests_total', { webhook: path, code: '200' })) ?? 0;
+    const before =
+      (await sample(h.registry, 'controller_runtime_webhook_requests_total', {
+        webhook: path,
+        code: '200',
+      })) ?? 0;
     await send(path, review({ operation: 'CREATE', object: app({ image: 'a:1' }) }));
     assert.equal(
-      await sample(h.registry, 'controller_runtime_webhook_requests_total', { webhook: path, code: '200' }),
+      await sample(h.registry, 'controller_runtime_webhook_requests_total', {
+        webhook: path,
+        code: '200',
+      }),
       before + 1,
     );
     assert.equal(
-      await sample(h.registry, 'controller_runtime_webhook_requests_total', { webhook: '/raw', code: '500' }),
+      await sample(h.registry, 'controller_runtime_webhook_requests_total', {
+        webhook: '/raw',
+        code: '500',
+      }),
       0,
       'the 500 series exists at zero from registration on',
     );
-    assert.equal(await sample(h.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: path }), 0);
+    assert.equal(
+      await sample(h.registry, 'controller_runtime_webhook_requests_in_flight', { webhook: path }),
+      0,
+    );
     assert.ok(
-      ((await sample(h.registry, 'controller_runtime_webhook_latency_seconds_count', { webhook: path })) ?? 0) >= 1,
+      ((await sample(h.registry, 'controller_runtime_webhook_latency_seconds_count', {
+        webhook: path,
+      })) ?? 0) >= 1,
     );
   });
 
   test('v1beta1 AdmissionReviews are answered in v1beta1', async () => {
-    const body = JSON.parse(review({ operation: 'CREATE', object: app({ image: 'a:1' }) })) as Record<string, unknown>;
+    const body = JSON.parse(
+      review({ operation: 'CREATE', object: app({ image: 'a:1' }) }),
+    ) as Record<string, unknown>;
     body.apiVersion = 'admission.k8s.io/v1beta1';
     const answer = await send(validate, JSON.stringify(body));
     assert.equal(answer.json().apiVersion, 'admission.k8s.io/v1beta1');

@@ -50,12 +50,22 @@ const applicationKind: ConvertibleKind = {
 const v1 = (image: string, extra: Partial<UnstructuredObject> = {}): UnstructuredObject => ({
   apiVersion: 'apps.example.com/v1',
   kind: 'Application',
-  metadata: { name: 'demo', namespace: 'default', uid: 'u-1', resourceVersion: '7', labels: { app: 'demo' } },
+  metadata: {
+    name: 'demo',
+    namespace: 'default',
+    uid: 'u-1',
+    resourceVersion: '7',
+    labels: { app: 'demo' },
+  },
   spec: { image, replicas: 2 },
   ...extra,
 });
 
-const conversionReview = (desiredAPIVersion: string, objects: UnstructuredObject[], uid = 'c-1'): string =>
+const conversionReview = (
+  desiredAPIVersion: string,
+  objects: UnstructuredObject[],
+  uid = 'c-1',
+): string =>
   JSON.stringify({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'ConversionReview',
@@ -72,7 +82,9 @@ describe('conversion webhook', () => {
   });
 
   const convert = async (desired: string, objects: UnstructuredObject[], uid = 'c-1') => {
-    const answer = await post(h.port(), '/convert', conversionReview(desired, objects, uid), { ca: h.ca.cert });
+    const answer = await post(h.port(), '/convert', conversionReview(desired, objects, uid), {
+      ca: h.ca.cert,
+    });
     assert.equal(answer.status, 200);
     const body = answer.json();
     assert.equal(body.kind, 'ConversionReview');
@@ -104,14 +116,16 @@ describe('conversion webhook', () => {
   test('round trip v1 → v2 → v1 gives the original spec back', async () => {
     const original = v1('nginx:1.27');
     const [v2] = (await convert('apps.example.com/v2', [original])).convertedObjects;
-    const [back] = (await convert('apps.example.com/v1', [v2 as UnstructuredObject])).convertedObjects;
+    const [back] = (await convert('apps.example.com/v1', [v2 as UnstructuredObject]))
+      .convertedObjects;
     assert.deepEqual(back?.spec, original.spec);
     assert.equal(back?.apiVersion, 'apps.example.com/v1');
   });
 
   test('spoke → spoke goes through the hub (v2 → v3)', async () => {
     const [v2] = (await convert('apps.example.com/v2', [v1('redis:7')])).convertedObjects;
-    const [v3] = (await convert('apps.example.com/v3', [v2 as UnstructuredObject])).convertedObjects;
+    const [v3] = (await convert('apps.example.com/v3', [v2 as UnstructuredObject]))
+      .convertedObjects;
     assert.deepEqual(v3?.spec, { container: { image: 'redis:7' } });
   });
 
@@ -129,7 +143,10 @@ describe('conversion webhook', () => {
   test('an unknown version is refused with a message naming it', async () => {
     const response = await convert('apps.example.com/v9', [v1('a:1')]);
     assert.equal(response.result.status, 'Failure');
-    assert.match(response.result.message ?? '', /unknown version "v9" of Application\.apps\.example\.com/);
+    assert.match(
+      response.result.message ?? '',
+      /unknown version "v9" of Application\.apps\.example\.com/,
+    );
     assert.match(response.result.message ?? '', /v1 \(hub\), v2, v3/);
     assert.deepEqual(response.convertedObjects, []);
   });
@@ -137,7 +154,10 @@ describe('conversion webhook', () => {
   test('an unknown kind is refused naming it', async () => {
     const response = await convert('apps.example.com/v2', [{ ...v1('a:1'), kind: 'Other' }]);
     assert.equal(response.result.status, 'Failure');
-    assert.match(response.result.message ?? '', /no conversion registered for kind Other\.apps\.example\.com/);
+    assert.match(
+      response.result.message ?? '',
+      /no conversion registered for kind Other\.apps\.example\.com/,
+    );
   });
 
   test('a converter error fails the review with its message', async () => {
@@ -147,23 +167,40 @@ describe('conversion webhook', () => {
   });
 
   test('a converter bug is a panic: generic message, counted', async () => {
-    const before = (await sample(h.registry, 'controller_runtime_conversion_webhook_panics_total')) ?? 0;
+    const before =
+      (await sample(h.registry, 'controller_runtime_conversion_webhook_panics_total')) ?? 0;
     const response = await convert('apps.example.com/v3', [v1('crash:1')]);
-    assert.deepEqual(response.result, { status: 'Failure', message: 'internal error occurred during conversion' });
-    assert.equal(await sample(h.registry, 'controller_runtime_conversion_webhook_panics_total'), before + 1);
+    assert.deepEqual(response.result, {
+      status: 'Failure',
+      message: 'internal error occurred during conversion',
+    });
+    assert.equal(
+      await sample(h.registry, 'controller_runtime_conversion_webhook_panics_total'),
+      before + 1,
+    );
   });
 
   test('a body that is not a ConversionReview is a 400; so is another content type', async () => {
     assert.equal((await post(h.port(), '/convert', 'nope', { ca: h.ca.cert })).status, 400);
     assert.equal((await post(h.port(), '/convert', '{}', { ca: h.ca.cert })).status, 400);
     assert.equal(
-      (await post(h.port(), '/convert', conversionReview('apps.example.com/v2', []), { ca: h.ca.cert, contentType: 'text/plain' })).status,
+      (
+        await post(h.port(), '/convert', conversionReview('apps.example.com/v2', []), {
+          ca: h.ca.cert,
+          contentType: 'text/plain',
+        })
+      ).status,
       400,
     );
   });
 
   test('requests at /convert are counted under webhook="/convert"', async () => {
-    assert.ok(((await sample(h.registry, 'controller_runtime_webhook_requests_total', { webhook: '/convert', code: '200' })) ?? 0) > 0);
+    assert.ok(
+      ((await sample(h.registry, 'controller_runtime_webhook_requests_total', {
+        webhook: '/convert',
+        code: '200',
+      })) ?? 0) > 0,
+    );
   });
 });
 
@@ -172,7 +209,13 @@ test('a kind registered twice, or a hub listed as a spoke, is refused', () => {
   webhook.register(applicationKind);
   assert.throws(() => webhook.register(applicationKind), /registered already/);
   assert.throws(
-    () => webhook.register({ group: 'g', kind: 'K', hub: 'v1', spokes: { v1: { toHub: (o) => o, fromHub: (o) => o } } }),
+    () =>
+      webhook.register({
+        group: 'g',
+        kind: 'K',
+        hub: 'v1',
+        spokes: { v1: { toHub: (o) => o, fromHub: (o) => o } },
+      }),
     /hub and cannot also be a spoke/,
   );
 });

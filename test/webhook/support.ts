@@ -35,7 +35,10 @@ export interface Harness {
 export async function makeCertDir(): Promise<{ dir: string; ca: CertificateAuthority }> {
   const dir = await mkdtemp(join(tmpdir(), 'kck-webhook-'));
   const ca = generateCertificateAuthority();
-  await writeCertificateFiles(dir, ca.issue({ dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }));
+  await writeCertificateFiles(
+    dir,
+    ca.issue({ dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }),
+  );
   return { dir, ca };
 }
 
@@ -103,7 +106,8 @@ export function post(
 ): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { 'content-length': Buffer.byteLength(body) };
-    if (options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json';
+    if (options.contentType !== null)
+      headers['content-type'] = options.contentType ?? 'application/json';
     const req = request(
       {
         host: '127.0.0.1',
@@ -136,7 +140,9 @@ export function post(
 }
 
 /** An AdmissionReview v1 request around `request`. */
-export function review(request: Partial<AdmissionRequest> & Pick<AdmissionRequest, 'operation'>): string {
+export function review(
+  request: Partial<AdmissionRequest> & Pick<AdmissionRequest, 'operation'>,
+): string {
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -172,10 +178,15 @@ export async function sample(
 ): Promise<number | undefined> {
   const metrics = await registry.getMetricsAsJSON();
   for (const metric of metrics) {
-    for (const value of metric.values as { metricName?: string; value: number; labels: Record<string, string | number> }[]) {
+    for (const value of metric.values as {
+      metricName?: string;
+      value: number;
+      labels: Record<string, string | number>;
+    }[]) {
       const metricName = value.metricName ?? metric.name;
       if (metricName !== name) continue;
-      if (Object.entries(labels).every(([k, v]) => String(value.labels[k]) === v)) return value.value;
+      if (Object.entries(labels).every(([k, v]) => String(value.labels[k]) === v))
+        return value.value;
     }
   }
   return undefined;

@@ -23,7 +23,12 @@ import { makeCertDir, post, review, sample, startServer } from './support.js';
 
 function handshake(
   port: number,
-  options: { ca?: string; client?: CertificateKeyPair; alpn?: string[]; maxVersion?: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' } = {},
+  options: {
+    ca?: string;
+    client?: CertificateKeyPair;
+    alpn?: string[];
+    maxVersion?: 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  } = {},
 ): Promise<{ peer: PeerCertificate; alpn: string | false; protocol: string | null }> {
   return new Promise((resolve, reject) => {
     const socket = connect({
@@ -34,10 +39,16 @@ function handshake(
       ...(options.ca ? { ca: options.ca } : {}),
       ...(options.client ? { cert: options.client.cert, key: options.client.key } : {}),
       ...(options.alpn ? { ALPNProtocols: options.alpn } : {}),
-      ...(options.maxVersion ? { maxVersion: options.maxVersion, minVersion: 'TLSv1' as const } : {}),
+      ...(options.maxVersion
+        ? { maxVersion: options.maxVersion, minVersion: 'TLSv1' as const }
+        : {}),
     });
     socket.once('secureConnect', () => {
-      const result = { peer: socket.getPeerCertificate(), alpn: socket.alpnProtocol ?? false, protocol: socket.getProtocol() };
+      const result = {
+        peer: socket.getPeerCertificate(),
+        alpn: socket.alpnProtocol ?? false,
+        protocol: socket.getProtocol(),
+      };
       socket.destroy();
       resolve(result);
     });
@@ -91,17 +102,25 @@ describe('certificate rotation', () => {
 
     const after = await handshake(h.port(), { ca: newCa.cert });
     assert.equal(after.peer.fingerprint256, fingerprint(next.cert));
-    const answer = await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), { ca: newCa.cert });
+    const answer = await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), {
+      ca: newCa.cert,
+    });
     assert.equal(answer.status, 200, 'requests are served with the new certificate');
     assert.ok(((await sample(h.registry, 'certwatcher_read_certificate_total')) ?? 0) >= 2);
   });
 
   test('a broken certificate file counts an error and the last good certificate stays', async () => {
     const current = h.server.certWatcher?.current?.cert ?? '';
-    const errorsBefore = (await sample(h.registry, 'certwatcher_read_certificate_errors_total')) ?? 0;
+    const errorsBefore =
+      (await sample(h.registry, 'certwatcher_read_certificate_errors_total')) ?? 0;
     await writeFile(join(h.certDir, 'tls.crt'), 'not a certificate');
-    await assert.rejects(h.server.certWatcher?.readCertificate() ?? Promise.resolve(), WebhookError);
-    assert.ok(((await sample(h.registry, 'certwatcher_read_certificate_errors_total')) ?? 0) > errorsBefore);
+    await assert.rejects(
+      h.server.certWatcher?.readCertificate() ?? Promise.resolve(),
+      WebhookError,
+    );
+    assert.ok(
+      ((await sample(h.registry, 'certwatcher_read_certificate_errors_total')) ?? 0) > errorsBefore,
+    );
     assert.equal(h.server.certWatcher?.current?.cert, current);
     assert.equal((await handshake(h.port())).peer.fingerprint256, fingerprint(current));
   });
@@ -122,15 +141,23 @@ describe('mTLS with a client CA', () => {
 
   test('a client with a certificate from the client CA is served', async () => {
     const client = clientCa.issue({ dnsNames: ['kube-apiserver'], usages: ['client'] });
-    const answer = await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), { ca: h.ca.cert, client });
+    const answer = await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), {
+      ca: h.ca.cert,
+      client,
+    });
     assert.equal(answer.status, 200);
   });
 
   test('a client without a certificate, or with one from another CA, is refused', async () => {
-    await assert.rejects(post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), { ca: h.ca.cert }));
+    await assert.rejects(
+      post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), { ca: h.ca.cert }),
+    );
     const stranger = generateCertificateAuthority().issue({ dnsNames: ['x'], usages: ['client'] });
     await assert.rejects(
-      post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), { ca: h.ca.cert, client: stranger }),
+      post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), {
+        ca: h.ca.cert,
+        client: stranger,
+      }),
     );
   });
 });
@@ -176,7 +203,9 @@ test('HTTP/2 when enableHTTP2: ALPN picks h2', async () => {
   const h = await startServer(raw, { enableHTTP2: true });
   try {
     assert.equal((await handshake(h.port(), { alpn: ['h2', 'http/1.1'] })).alpn, 'h2');
-    const answer = await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), { ca: h.ca.cert });
+    const answer = await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), {
+      ca: h.ca.cert,
+    });
     assert.equal(answer.status, 200, 'HTTP/1.1 clients are still served');
   } finally {
     await h.stop();
@@ -186,7 +215,12 @@ test('HTTP/2 when enableHTTP2: ALPN picks h2', async () => {
 test('StartedChecker fails before start; start fails without a certificate', async () => {
   const { dir } = await makeCertDir();
   await rm(join(dir, 'tls.crt'));
-  const server = new WebhookServer({ host: '127.0.0.1', port: 0, certDir: dir, logger: noopLogger });
+  const server = new WebhookServer({
+    host: '127.0.0.1',
+    port: 0,
+    certDir: dir,
+    logger: noopLogger,
+  });
   await assert.rejects(server.startedChecker()(), /webhook server has not been started yet/);
   const controller = new AbortController();
   await assert.rejects(server.start(controller.signal), WebhookError);
