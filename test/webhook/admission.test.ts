@@ -46,8 +46,7 @@ function applyPatch(doc: unknown, ops: JsonPatchOperation[]): unknown {
       .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = tokens.pop() as string;
     let parent: Record<string, unknown> | unknown[] = copy;
-    for (const t of tokens)
-      parent = (parent as Record<string, unknown>)[t] as Record<string, unknown>;
+    for (const t of tokens) parent = parent[t] as Record<string, unknown>;
     if (Array.isArray(parent)) {
       const index = Number(last);
       if (op.op === 'add') parent.splice(index, 0, op.value);

@@ -52,7 +52,7 @@ function handshake(
       socket.destroy();
       resolve(result);
     });
-    socket.once('error', (err) => {
+    socket.once('error', (err: Error) => {
       socket.destroy();
       reject(err);
     });
