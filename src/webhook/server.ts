@@ -216,6 +216,8 @@ export class WebhookServer {
   readonly name = 'webhook-server';
   /** Every replica serves webhooks: never leader-gated. */
   readonly needLeaderElection = false;
+  /** The Manager's runnable group it runs in: `webhooks`, started before the caches. */
+  readonly group = 'webhooks' as const;
 
   readonly #options: WebhookServerOptions;
   readonly #clock: Clock;
@@ -381,6 +383,11 @@ export class WebhookServer {
 
   /** Resolves once the server listens; rejects if `start` failed. */
   started(): Promise<void> {
+    return this.#started.promise;
+  }
+
+  /** The Manager's ready check of the runnable: {@link WebhookServer.started}. */
+  ready(): Promise<void> {
     return this.#started.promise;
   }
 
