@@ -110,7 +110,13 @@ function clientConfig(options: WebhookConfigurationOptions, path: string): Webho
   const config: WebhookClientConfig =
     'url' in options.endpoint
       ? { url: `${options.endpoint.url.replace(/\/+$/, '')}${path}` }
-      : { service: { port: 443, ...options.endpoint.service, path } };
+      : {
+          service: {
+            ...options.endpoint.service,
+            port: options.endpoint.service.port ?? 443,
+            path,
+          },
+        };
   if (options.caBundle !== undefined) config.caBundle = options.caBundle;
   return config;
 }

@@ -80,6 +80,7 @@ describe('application-operator deploy/', { skip }, () => {
       'Namespace',
       'Role',
       'RoleBinding',
+      'Service',
       'ServiceAccount',
     ]);
     // The test server publishes no OpenAPI document for kubectl's client-side validation.

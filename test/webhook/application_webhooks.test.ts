@@ -3,8 +3,13 @@
 // webhook patches only what it defaults, and v1 <-> v2 conversion round-trips.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import type { UnstructuredObject } from '../../src/client/types.js';
+import { noopLogger } from '../../src/util/logger.js';
+import { WebhookServer, webhookConfigurations } from '../../src/webhook/index.js';
 import type { JsonPatchOperation } from '../../src/webhook/index.js';
+import { examplePath } from '../examples/support.js';
 import {
   imageProblem,
   parseImage,
@@ -152,4 +157,90 @@ test('parseImage: a registry port is not a tag', () => {
     digest: 'sha256:x',
   });
   assert.equal(imageProblem('app:'), 'spec.image "app:" has no tag: pin a version (e.g. app:1.0)');
+});
+
+describe('application-operator deploy/webhook', () => {
+  const read = (relative: string): UnstructuredObject[] =>
+    parseAllDocuments(readFileSync(examplePath(relative), 'utf8'))
+      .map((d) => d.toJS() as UnstructuredObject | null)
+      .filter((o): o is UnstructuredObject => o !== null);
+
+  test('the webhook configurations are what webhookConfigurations() generates from the registered handlers', () => {
+    const server = new WebhookServer({ logger: noopLogger });
+    registerApplicationWebhooks(server);
+    const { mutating, validating } = webhookConfigurations(server, {
+      endpoint: {
+        service: { namespace: 'application-operator', name: 'application-operator-webhook' },
+      },
+      name: 'application-operator',
+    });
+    const annotations = {
+      'cert-manager.io/inject-ca-from': 'application-operator/application-operator-serving-cert',
+    };
+    assert.deepEqual(read('application-operator/deploy/webhook/webhooks.yaml'), [
+      { ...mutating, metadata: { ...mutating?.metadata, annotations } },
+      { ...validating, metadata: { ...validating?.metadata, annotations } },
+    ]);
+  });
+
+  test("the Service, the Deployment's webhook port and cert dir, the Certificate and the CRD's conversion agree", () => {
+    const [service] = read('application-operator/deploy/webhook-service.yaml') as {
+      metadata: { name: string; namespace: string };
+      spec: { ports: { port: number; targetPort: string }[] };
+    }[];
+    const [deployment] = read('application-operator/deploy/deployment.yaml') as {
+      spec: {
+        template: {
+          spec: {
+            containers: {
+              args: string[];
+              ports: { name: string; containerPort: number }[];
+              volumeMounts: { mountPath: string; name: string }[];
+            }[];
+            volumes: { name: string; secret: { secretName: string } }[];
+          };
+        };
+      };
+    }[];
+    const pod = deployment?.spec.template.spec;
+    const container = pod?.containers[0];
+    const flag = (name: string) =>
+      container?.args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+    const webhookPort = container?.ports.find((p) => p.name === service?.spec.ports[0]?.targetPort);
+    assert.equal(webhookPort?.containerPort, Number(flag('webhook-port')));
+    const mount = container?.volumeMounts.find((m) => m.mountPath === flag('webhook-cert-path'));
+    const volume = pod?.volumes.find((v) => v.name === mount?.name);
+    const [, certificate] = read('application-operator/deploy/webhook/certificate.yaml') as {
+      spec: { secretName: string; dnsNames: string[] };
+    }[];
+    assert.equal(volume?.secret.secretName, certificate?.spec.secretName);
+    assert.ok(
+      certificate?.spec.dnsNames.includes(
+        `${service?.metadata.name}.${service?.metadata.namespace}.svc`,
+      ),
+    );
+    const [crd] = read('application-operator/crd.yaml') as {
+      spec: {
+        conversion: {
+          strategy: string;
+          webhook: { clientConfig: { service: Record<string, unknown> } };
+        };
+        versions: { name: string; storage: boolean }[];
+      };
+    }[];
+    assert.deepEqual(crd?.spec.conversion.webhook.clientConfig.service, {
+      namespace: service?.metadata.namespace,
+      name: service?.metadata.name,
+      path: '/convert',
+      port: service?.spec.ports[0]?.port,
+    });
+    assert.deepEqual(
+      crd?.spec.versions.map((v) => [v.name, v.storage]),
+      [
+        ['v1', true],
+        ['v2', false],
+      ],
+      'storage stays v1',
+    );
+  });
 });
