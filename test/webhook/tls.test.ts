@@ -4,13 +4,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent } from 'node:https';
 import { connect } from 'node:tls';
 import type { PeerCertificate } from 'node:tls';
+import { FakeClock } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
 import {
+  CertWatcher,
   WebhookError,
   WebhookServer,
   allowed,
@@ -242,4 +245,49 @@ test('registering a path twice is refused', () => {
   const server = new WebhookServer({ logger: noopLogger });
   raw(server);
   assert.throws(() => raw(server), /can't register duplicate path: \/raw/);
+});
+
+test('a Secret volume update (the ..data symlink swapped) is picked up', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'kck-secret-volume-'));
+  const ca = generateCertificateAuthority();
+  // kubelet's layout: tls.crt -> ..data/tls.crt, ..data -> ..<timestamp>/
+  const publish = async (generation: string, pair: CertificateKeyPair): Promise<void> => {
+    await mkdir(join(dir, generation));
+    await writeFile(join(dir, generation, 'tls.crt'), pair.cert);
+    await writeFile(join(dir, generation, 'tls.key'), pair.key);
+    await symlink(generation, join(dir, '..data_tmp'));
+    await rename(join(dir, '..data_tmp'), join(dir, '..data'));
+  };
+  const first = ca.issue({ dnsNames: ['localhost'] });
+  await publish('..2026_01_01_00_00_00.1', first);
+  await symlink('..data/tls.crt', join(dir, 'tls.crt'));
+  await symlink('..data/tls.key', join(dir, 'tls.key'));
+  const clock = new FakeClock();
+  const watcher = new CertWatcher({
+    certPath: join(dir, 'tls.crt'),
+    keyPath: join(dir, 'tls.key'),
+    clock,
+    logger: noopLogger,
+  });
+  assert.equal(await watcher.readCertificate(), true);
+  assert.equal(watcher.current?.cert, first.cert);
+  const stop = new AbortController();
+  const watching = watcher.start(stop.signal);
+  try {
+    const second = ca.issue({ dnsNames: ['localhost'] });
+    const changed = new Promise<void>((resolve) => {
+      watcher.onChange((pair) => {
+        if (pair.cert === second.cert) resolve();
+      });
+    });
+    await publish('..2026_01_01_00_00_00.2', second);
+    await clock.advance(10_000); // the poll, should the directory event be lost
+    await changed;
+    assert.equal(watcher.current?.key, second.key);
+    assert.equal(await watcher.readCertificate(), false, 'the same files again: no change');
+  } finally {
+    stop.abort();
+    await watching;
+    await rm(dir, { recursive: true, force: true });
+  }
 });
