@@ -37,12 +37,18 @@ export type WebhookEndpoint =
       service: WebhookServiceRef;
     };
 
+/** A Service and the path on it (a WebhookClientConfig's `service`). */
+export interface WebhookServiceTarget extends WebhookServiceRef {
+  /** The webhook's path, e.g. `/convert`. */
+  path: string;
+}
+
 /** `admissionregistration.k8s.io/v1` WebhookClientConfig. */
 export interface WebhookClientConfig {
   /** URL of the webhook (with `url` endpoints). */
   url?: string;
   /** Service and path of the webhook (with Service endpoints). */
-  service?: WebhookServiceRef & { path: string };
+  service?: WebhookServiceTarget;
   /** Base64 PEM of the CA that signed the server's certificate. */
   caBundle?: string;
 }
@@ -94,6 +100,14 @@ export interface GeneratedCrdConversion {
   };
 }
 
+/** What {@link webhookConfigurations} returns: each configuration, or undefined when no webhook has that type. */
+export interface GeneratedWebhookConfigurations {
+  /** The `MutatingWebhookConfiguration` (`<name>-mutating`). */
+  mutating: GeneratedWebhookConfiguration | undefined;
+  /** The `ValidatingWebhookConfiguration` (`<name>-validating`). */
+  validating: GeneratedWebhookConfiguration | undefined;
+}
+
 /** Options of {@link webhookConfigurations} and {@link crdConversion}. */
 export interface WebhookConfigurationOptions {
   /** Where kube-apiserver reaches the server. */
@@ -136,10 +150,7 @@ export interface AdmissionWebhookSource {
 export function webhookConfigurations(
   server: AdmissionWebhookSource,
   options: WebhookConfigurationOptions,
-): {
-  mutating: GeneratedWebhookConfiguration | undefined;
-  validating: GeneratedWebhookConfiguration | undefined;
-} {
+): GeneratedWebhookConfigurations {
   const base = options.name ?? 'kube-controller-kit-webhook';
   const build = (type: 'mutating' | 'validating'): GeneratedWebhookConfiguration | undefined => {
     const webhooks = server

@@ -14,6 +14,7 @@ export type {
   RegisterForOptions,
   SideEffectClass,
   WebhookRule,
+  WebhookServerAddress,
   WebhookServerOptions,
 } from './server.js';
 export { AdmissionWebhook, allowed, denied, errored, patched } from './admission.js';
@@ -41,10 +42,12 @@ export type {
   GeneratedCrdConversion,
   GeneratedWebhook,
   GeneratedWebhookConfiguration,
+  GeneratedWebhookConfigurations,
   WebhookClientConfig,
   WebhookConfigurationOptions,
   WebhookEndpoint,
   WebhookServiceRef,
+  WebhookServiceTarget,
 } from './configuration.js';
 export { CONVERT_PATH, defaultWebhookName, mutatePath, validatePath } from './paths.js';
 export type { WebhookTarget } from './paths.js';

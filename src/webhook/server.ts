@@ -65,6 +65,14 @@ export function defaultCertDir(): string {
   return join(tmpdir(), 'k8s-webhook-server', 'serving-certs');
 }
 
+/** Where a started {@link WebhookServer} listens. */
+export interface WebhookServerAddress {
+  /** The host to dial (`127.0.0.1` when listening on every IPv4 address). */
+  host: string;
+  /** The port (the real one when the option was 0). */
+  port: number;
+}
+
 /** Options of a {@link WebhookServer}. */
 export interface WebhookServerOptions {
   /** Address to listen on (default: every address). */
@@ -227,7 +235,7 @@ export class WebhookServer {
   readonly #admission: AdmissionRegistration[] = [];
   #conversion: ConversionWebhook | undefined;
   #certWatcher: CertWatcher | undefined;
-  #address: { host: string; port: number } | undefined;
+  #address: WebhookServerAddress | undefined;
   #started = deferred();
   #running = false;
 
@@ -250,7 +258,7 @@ export class WebhookServer {
   }
 
   /** Where the server listens once started (the real port when `port` was 0). */
-  get address(): { host: string; port: number } | undefined {
+  get address(): WebhookServerAddress | undefined {
     return this.#address;
   }
 

@@ -106,8 +106,14 @@ export interface AdmissionReview<T extends KubeObject = UnstructuredObject> {
 }
 
 /** One JSON Patch (RFC 6902) operation, as a defaulting webhook returns them. */
-export type JsonPatchOperation =
-  { op: 'add' | 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
+export interface JsonPatchOperation {
+  /** `add`, `replace` or `remove`. */
+  op: 'add' | 'replace' | 'remove';
+  /** A JSON Pointer (RFC 6901) to the field: `/spec/replicas`, `~1` for `/`, `~0` for `~`. */
+  path: string;
+  /** The new value (`add` and `replace`). */
+  value?: unknown;
+}
 
 /** `apiextensions.k8s.io/v1` ConversionRequest. */
 export interface ConversionRequest {
