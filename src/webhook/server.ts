@@ -238,6 +238,7 @@ export class WebhookServer {
   #address: WebhookServerAddress | undefined;
   #started = deferred();
   #running = false;
+  #runs = 0;
 
   /** @param options - address, cert dir, TLS and metrics. */
   constructor(options: WebhookServerOptions = {}) {
@@ -454,6 +455,8 @@ export class WebhookServer {
    */
   async start(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new WebhookError('webhook server: started twice');
+    // A second run (after a stop) gets a fresh "started" promise.
+    if (this.#runs++ > 0) this.#started = deferred();
     if (this.port < 0) {
       this.#logger.info('webhook server is disabled');
       this.#started.resolve();
@@ -540,14 +543,13 @@ export class WebhookServer {
       });
     });
     const bound = server.address() as AddressInfo;
-    const host = this.#options.host ?? (bound.family === 'IPv6' ? '::1' : '127.0.0.1');
-    this.#address = {
-      host: host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host,
-      port: bound.port,
-    };
+    // Every address (no host, 0.0.0.0 or the dual-stack ::): dial the IPv4 loopback.
+    const listenHost = this.#options.host ?? '';
+    const host = ['', '0.0.0.0', '::'].includes(listenHost) ? '127.0.0.1' : listenHost;
+    this.#address = { host, port: bound.port };
     this.#certWatcher = certWatcher;
     this.#running = true;
-    this.#logger.info('webhook server: serving', { host: host, port: bound.port });
+    this.#logger.info('webhook server: serving', { address: bound.address, port: bound.port });
     this.#started.resolve();
 
     const watcherStop = new AbortController();

@@ -291,3 +291,23 @@ test('a Secret volume update (the ..data symlink swapped) is picked up', async (
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('listening on every address, the checker dials the loopback; a stopped server starts again', async () => {
+  const { dir } = await makeCertDir();
+  const server = new WebhookServer({ port: 0, certDir: dir, logger: noopLogger });
+  raw(server);
+  try {
+    for (let run = 0; run < 2; run++) {
+      const controller = new AbortController();
+      const running = server.start(controller.signal);
+      await server.started();
+      assert.equal(server.address?.host, '127.0.0.1');
+      await server.startedChecker()();
+      controller.abort();
+      await running;
+      await assert.rejects(server.startedChecker()(), /has not been started yet/);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
