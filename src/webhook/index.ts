@@ -49,6 +49,8 @@ export type {
   WebhookServiceRef,
   WebhookServiceTarget,
 } from './configuration.js';
+export { installWebhookConfigurations } from './install.js';
+export type { InstallWebhookConfigurationsOptions } from './install.js';
 export { CONVERT_PATH, defaultWebhookName, mutatePath, validatePath } from './paths.js';
 export type { WebhookTarget } from './paths.js';
 export { MAX_REQUEST_BYTES, isJsonContentType } from './http.js';

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError } from '../../src/client/errors.js';
+import { customResourceDefinitionsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { ApiResource, UnstructuredObject } from '../../src/client/types.js';
 import { applyManifests, readManifests, startTestApiServer } from '../../src/testing/index.js';
@@ -21,7 +22,7 @@ import {
   writeCertificateFiles,
 } from '../../src/webhook/index.js';
 import {
-  installWebhookConfigurations,
+  installApplicationWebhooks,
   registerApplicationWebhooks,
 } from '../../examples/application-operator/src/webhooks.js';
 import { examplePath } from '../examples/support.js';
@@ -38,6 +39,8 @@ describe('application-operator webhooks on the in-memory API server', () => {
   let api: TestApiServer;
   let certDir: string;
   let installed: string[] = [];
+  let url = '';
+  let caBundle = '';
   const stop = new AbortController();
   let running: Promise<void> | undefined;
 
@@ -60,9 +63,11 @@ describe('application-operator webhooks on the in-memory API server', () => {
       await readManifests(examplePath('application-operator/crd.yaml')),
       { fieldManager: 'test' },
     );
-    installed = await installWebhookConfigurations(api.kubeConfig(), webhookServer, {
-      endpoint: { url: `https://127.0.0.1:${webhookServer.address?.port ?? 0}` },
-      caBundle: ca.caBundle,
+    url = `https://127.0.0.1:${webhookServer.address?.port ?? 0}`;
+    caBundle = ca.caBundle;
+    installed = await installApplicationWebhooks(api.kubeConfig(), webhookServer, {
+      endpoint: { url },
+      caBundle,
       logger: noopLogger,
     });
   });
@@ -71,6 +76,26 @@ describe('application-operator webhooks on the in-memory API server', () => {
     await running;
     await api.close();
     await rm(certDir, { recursive: true, force: true });
+  });
+
+  test("the CRD's spec.conversion points at the server's /convert with the CA (envtest's install)", async () => {
+    assert.ok(
+      installed.includes('CustomResourceDefinition/applications.example.com'),
+      String(installed),
+    );
+    const crds = new ResourceClient(api.kubeConfig(), customResourceDefinitionsResource);
+    try {
+      const crd = (await crds.get('applications.example.com')) as unknown as UnstructuredObject;
+      assert.deepEqual((crd.spec as { conversion?: unknown }).conversion, {
+        strategy: 'Webhook',
+        webhook: {
+          clientConfig: { url: `${url}/convert`, caBundle },
+          conversionReviewVersions: ['v1'],
+        },
+      });
+    } finally {
+      crds.transport.close();
+    }
   });
 
   const skipUnlessServed = (t: { skip: (reason: string) => void }): boolean => {

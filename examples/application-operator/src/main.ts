@@ -28,7 +28,7 @@ import {
 } from 'kube-controller-kit/metrics';
 import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { runOperator } from './operator.js';
-import { installWebhookConfigurations, registerApplicationWebhooks } from './webhooks.js';
+import { installApplicationWebhooks, registerApplicationWebhooks } from './webhooks.js';
 
 await runProgram(
   {
@@ -139,7 +139,7 @@ await runProgram(
           caBundle ??= Buffer.from(
             await readFile(join(webhookServer.certDir, flags['webhook-cert-name'] ?? 'tls.crt')),
           ).toString('base64');
-          const installed = await installWebhookConfigurations(cluster.kubeConfig, webhookServer, {
+          const installed = await installApplicationWebhooks(cluster.kubeConfig, webhookServer, {
             endpoint: { url: `https://${address.host}:${address.port}` },
             caBundle,
             logger,

@@ -11,17 +11,8 @@
  * Both admission webhooks are for v1; kube-apiserver sends v2 requests to them converted to
  * v1 (`matchPolicy: Equivalent`).
  */
-import {
-  AdmissionDenial,
-  ResourceClient,
-  crdConversion,
-  customResourceDefinitionsResource,
-  isNotFound,
-  webhookConfigurations,
-} from 'kube-controller-kit';
+import { AdmissionDenial, installWebhookConfigurations } from 'kube-controller-kit';
 import type {
-  ApiResource,
-  GeneratedWebhookConfiguration,
   KubeConfigLike,
   Logger,
   SpokeConverter,
@@ -122,70 +113,22 @@ export function registerApplicationWebhooks(server: WebhookServer): void {
   });
 }
 
-const mutatingConfigurations: ApiResource = {
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  resource: 'mutatingwebhookconfigurations',
-  kind: 'MutatingWebhookConfiguration',
-  namespaced: false,
-};
-const validatingConfigurations: ApiResource = {
-  group: 'admissionregistration.k8s.io',
-  version: 'v1',
-  resource: 'validatingwebhookconfigurations',
-  kind: 'ValidatingWebhookConfiguration',
-  namespaced: false,
-};
-
 /**
  * Point the cluster at this process's webhooks, as envtest's `WebhookInstallOptions` does:
- * create (or replace) the mutating and validating configurations with `endpoint` and the CA,
- * and set the CRD's `spec.conversion` to this server's `/convert`. A server that does not
- * serve `admissionregistration.k8s.io/v1` is told so in the log and skipped. Returns the
- * names it installed.
+ * the mutating and validating configurations with `endpoint` and the CA, and the CRD's
+ * `spec.conversion` set to this server's `/convert` (the library's
+ * `installWebhookConfigurations`). A server that does not serve
+ * `admissionregistration.k8s.io/v1` is told so in the log and skipped. Returns what it
+ * installed.
  */
-export async function installWebhookConfigurations(
+export function installApplicationWebhooks(
   kubeConfig: KubeConfigLike,
   server: WebhookServer,
-  options: { endpoint: WebhookEndpoint; caBundle: string; logger: Logger; signal?: AbortSignal },
+  options: { endpoint: WebhookEndpoint; caBundle: string; logger: Logger },
 ): Promise<string[]> {
-  const installed: string[] = [];
-  const generated = webhookConfigurations(server, {
-    endpoint: options.endpoint,
-    caBundle: options.caBundle,
+  return installWebhookConfigurations(kubeConfig, server, {
+    ...options,
     name: 'application-operator',
+    fieldManager: 'application-operator',
   });
-  const pairs: [ApiResource, GeneratedWebhookConfiguration | undefined][] = [
-    [mutatingConfigurations, generated.mutating],
-    [validatingConfigurations, generated.validating],
-  ];
-  for (const [resource, object] of pairs) {
-    if (object === undefined) continue;
-    const client = new ResourceClient(kubeConfig, resource);
-    const name = object.metadata.name ?? '';
-    try {
-      await client.apply(
-        { ...object, metadata: { ...object.metadata, name } },
-        { fieldManager: 'application-operator', force: true },
-      );
-      installed.push(`${resource.kind}/${name}`);
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-      options.logger.info(
-        `this API server does not serve ${resource.resource}.${resource.group}: ${name} not installed`,
-      );
-    }
-  }
-  const crds = new ResourceClient(kubeConfig, customResourceDefinitionsResource);
-  await crds.patch(
-    'applications.example.com',
-    {
-      spec: {
-        conversion: crdConversion({ endpoint: options.endpoint, caBundle: options.caBundle }),
-      },
-    },
-    { type: 'merge' },
-  );
-  installed.push('CustomResourceDefinition/applications.example.com (spec.conversion)');
-  return installed;
 }
