@@ -311,3 +311,55 @@ test('listening on every address, the checker dials the loopback; a stopped serv
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('stopping: an idle keep-alive connection is closed at once, a request in flight is answered first', async () => {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let entered: () => void = () => undefined;
+  const inHandler = new Promise<void>((resolve) => {
+    entered = resolve;
+  });
+  const h = await startServer((server) => {
+    server.registerAdmission({
+      type: 'validating',
+      name: 'slow.example.com',
+      path: '/slow',
+      rules: [],
+      handler: async () => {
+        entered();
+        await gate;
+        return allowed();
+      },
+    });
+    raw(server);
+  });
+  const agent = new Agent({ keepAlive: true });
+  try {
+    // An idle kept-alive connection.
+    await post(h.port(), '/raw', review({ operation: 'CREATE', object: {} }), {
+      ca: h.ca.cert,
+      agent,
+    });
+    // A request in flight.
+    const slow = post(h.port(), '/slow', review({ operation: 'CREATE', object: {} }), {
+      ca: h.ca.cert,
+    });
+    await inHandler;
+    assert.equal(
+      await sample(h.registry, 'controller_runtime_webhook_requests_in_flight', {
+        webhook: '/slow',
+      }),
+      1,
+    );
+    const stopped = h.stop();
+    release();
+    const answer = await slow;
+    assert.equal(answer.status, 200);
+    await stopped; // settles without the 60 s deadline: every connection closed
+    assert.equal(h.server.address, undefined);
+  } finally {
+    agent.destroy();
+  }
+});
