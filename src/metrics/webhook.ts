@@ -6,6 +6,7 @@
  */
 import { Counter, Gauge, Histogram, register as globalRegistry } from 'prom-client';
 import type { Registry } from 'prom-client';
+import type { CounterMetric, GaugeMetric, HistogramMetric } from '../util/metrics.js';
 import type { CertWatcherMetricsProvider, WebhookMetricsProvider } from '../webhook/metrics.js';
 import { webhookLatencyBuckets, webhookMetricNames } from '../webhook/metrics.js';
 
@@ -86,36 +87,36 @@ export class PrometheusWebhookMetricsProvider
     });
   }
 
-  /** {@inheritDoc WebhookMetricsProvider.initWebhook} */
-  initWebhook(webhook: string): void {
-    this.#total.labels({ webhook, code: '200' }).inc(0);
-    this.#total.labels({ webhook, code: '500' }).inc(0);
-    this.#inFlight.labels({ webhook }).set(0);
+  /** {@inheritDoc WebhookMetricsProvider.newRequestsTotalMetric} */
+  newRequestsTotalMetric(webhook: string, code: string): CounterMetric {
+    const child = this.#total.labels({ webhook, code });
+    child.inc(0);
+    return child;
   }
-  /** {@inheritDoc WebhookMetricsProvider.requestStarted} */
-  requestStarted(webhook: string): void {
-    this.#inFlight.labels({ webhook }).inc();
+  /** {@inheritDoc WebhookMetricsProvider.newLatencyMetric} */
+  newLatencyMetric(webhook: string): HistogramMetric {
+    return this.#latency.labels({ webhook });
   }
-  /** {@inheritDoc WebhookMetricsProvider.requestFinished} */
-  requestFinished(webhook: string, code: number, seconds: number): void {
-    this.#inFlight.labels({ webhook }).dec();
-    this.#total.labels({ webhook, code: String(code) }).inc();
-    this.#latency.labels({ webhook }).observe(seconds);
+  /** {@inheritDoc WebhookMetricsProvider.newRequestsInFlightMetric} */
+  newRequestsInFlightMetric(webhook: string): GaugeMetric {
+    const child = this.#inFlight.labels({ webhook });
+    child.set(0);
+    return child;
   }
-  /** {@inheritDoc WebhookMetricsProvider.admissionPanic} */
-  admissionPanic(): void {
-    this.#panics.inc();
+  /** {@inheritDoc WebhookMetricsProvider.newPanicsMetric} */
+  newPanicsMetric(): CounterMetric {
+    return this.#panics;
   }
-  /** {@inheritDoc WebhookMetricsProvider.conversionPanic} */
-  conversionPanic(): void {
-    this.#conversionPanics.inc();
+  /** {@inheritDoc WebhookMetricsProvider.newConversionPanicsMetric} */
+  newConversionPanicsMetric(): CounterMetric {
+    return this.#conversionPanics;
   }
-  /** {@inheritDoc CertWatcherMetricsProvider.readCertificate} */
-  readCertificate(): void {
-    this.#reads.inc();
+  /** {@inheritDoc CertWatcherMetricsProvider.newReadCertificateTotalMetric} */
+  newReadCertificateTotalMetric(): CounterMetric {
+    return this.#reads;
   }
-  /** {@inheritDoc CertWatcherMetricsProvider.readCertificateError} */
-  readCertificateError(): void {
-    this.#readErrors.inc();
+  /** {@inheritDoc CertWatcherMetricsProvider.newReadCertificateErrorsMetric} */
+  newReadCertificateErrorsMetric(): CounterMetric {
+    return this.#readErrors;
   }
 }

@@ -18,6 +18,7 @@
  */
 import type { Status } from '../client/types.js';
 import type { Logger } from '../util/logger.js';
+import type { CounterMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
 import { errorMessage } from '../util/errors.js';
 import type { HttpWebhook, WebhookHttpRequest, WebhookHttpResponse } from './http.js';
@@ -92,13 +93,15 @@ export class AdmissionWebhook implements HttpWebhook {
   /** The handler this webhook serves. */
   readonly handler: AdmissionHandler;
   readonly #logger: Logger;
-  readonly #metrics: WebhookMetricsProvider | undefined;
+  readonly #panics: CounterMetric | undefined;
 
   /** @param handler - decides each request. */
   constructor(handler: AdmissionHandler, options: AdmissionWebhookOptions = {}) {
     this.handler = handler;
     this.#logger = options.logger ?? defaultLogger;
-    this.#metrics = options.metricsProvider ?? getDefaultWebhookMetricsProvider();
+    this.#panics = (
+      options.metricsProvider ?? getDefaultWebhookMetricsProvider()
+    )?.newPanicsMetric();
   }
 
   /** {@inheritDoc HttpWebhook.serveHTTP} */
@@ -134,7 +137,7 @@ export class AdmissionWebhook implements HttpWebhook {
     try {
       decision = await this.handler(request, signal);
     } catch (err) {
-      this.#metrics?.admissionPanic();
+      this.#panics?.inc();
       this.#logger.error('admission webhook handler threw', {
         uid: request.uid,
         error: errorMessage(err),

@@ -19,6 +19,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { CounterMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
 import type { CertificateKeyPair } from './certificates.js';
 import { WebhookError } from './errors.js';
@@ -50,7 +51,8 @@ export class CertWatcher {
   readonly #keyPath: string;
   readonly #clock: Clock;
   readonly #intervalMs: number;
-  readonly #metrics: CertWatcherMetricsProvider | undefined;
+  readonly #reads: CounterMetric | undefined;
+  readonly #readErrors: CounterMetric | undefined;
   readonly #logger: Logger;
   readonly #listeners = new Set<(pair: CertificateKeyPair) => void>();
   #current: CertificateKeyPair | undefined;
@@ -62,7 +64,9 @@ export class CertWatcher {
     this.#keyPath = options.keyPath;
     this.#clock = options.clock ?? realClock;
     this.#intervalMs = options.intervalMs ?? DEFAULT_CERT_WATCH_INTERVAL_MS;
-    this.#metrics = options.metricsProvider ?? getDefaultWebhookMetricsProvider();
+    const metrics = options.metricsProvider ?? getDefaultWebhookMetricsProvider();
+    this.#reads = metrics?.newReadCertificateTotalMetric();
+    this.#readErrors = metrics?.newReadCertificateErrorsMetric();
     this.#logger = options.logger ?? defaultLogger;
   }
 
@@ -97,7 +101,7 @@ export class CertWatcher {
   }
 
   async #read(): Promise<boolean> {
-    this.#metrics?.readCertificate();
+    this.#reads?.inc();
     let pair: CertificateKeyPair;
     try {
       const [cert, key] = await Promise.all([
@@ -109,7 +113,7 @@ export class CertWatcher {
       }
       pair = { cert, key };
     } catch (err) {
-      this.#metrics?.readCertificateError();
+      this.#readErrors?.inc();
       throw new WebhookError(
         `certwatcher: reading ${this.#certPath} and ${this.#keyPath}: ${errorMessage(err)}`,
         { cause: err },

@@ -20,6 +20,7 @@
  */
 import type { UnstructuredObject } from '../client/types.js';
 import type { Logger } from '../util/logger.js';
+import type { CounterMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
 import { errorMessage } from '../util/errors.js';
 import { WebhookError } from './errors.js';
@@ -81,12 +82,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export class ConversionWebhook implements HttpWebhook {
   readonly #kinds = new Map<string, ConvertibleKind>();
   readonly #logger: Logger;
-  readonly #metrics: WebhookMetricsProvider | undefined;
+  readonly #panics: CounterMetric | undefined;
 
   /** @param options - logger and metrics. */
   constructor(options: ConversionWebhookOptions = {}) {
     this.#logger = options.logger ?? defaultLogger;
-    this.#metrics = options.metricsProvider ?? getDefaultWebhookMetricsProvider();
+    this.#panics = (
+      options.metricsProvider ?? getDefaultWebhookMetricsProvider()
+    )?.newConversionPanicsMetric();
   }
 
   /**
@@ -152,7 +155,7 @@ export class ConversionWebhook implements HttpWebhook {
     } catch (err) {
       let message = errorMessage(err);
       if (err instanceof ConversionPanic) {
-        this.#metrics?.conversionPanic();
+        this.#panics?.inc();
         message = 'internal error occurred during conversion';
       }
       this.#logger.error('conversion webhook: failed to convert', {

@@ -21,30 +21,32 @@
  *
  * @module
  */
+import type { CounterMetric, GaugeMetric, HistogramMetric } from '../util/metrics.js';
 
-/** Receives the metrics of a webhook server's handlers. */
+/**
+ * Creates the metrics of a webhook server's paths (the `webhook` label) and handlers.
+ * Implementations return the same series for the same labels (prom-client's labelled
+ * children do) and create counters and gauges at zero.
+ */
 export interface WebhookMetricsProvider {
-  /** A path was registered: create its series at zero (`code` `200` and `500`). */
-  initWebhook(webhook: string): void;
-  /** `controller_runtime_webhook_requests_in_flight{webhook}` + 1. */
-  requestStarted(webhook: string): void;
-  /**
-   * A request was answered: in-flight − 1, `requests_total{webhook,code}` + 1, and
-   * `latency_seconds{webhook}` observes `seconds`.
-   */
-  requestFinished(webhook: string, code: number, seconds: number): void;
-  /** `controller_runtime_webhook_panics_total` + 1. */
-  admissionPanic(): void;
-  /** `controller_runtime_conversion_webhook_panics_total` + 1. */
-  conversionPanic(): void;
+  /** `controller_runtime_webhook_requests_total{webhook,code}` (`code`: the HTTP status). */
+  newRequestsTotalMetric(webhook: string, code: string): CounterMetric;
+  /** `controller_runtime_webhook_latency_seconds{webhook}`, in seconds. */
+  newLatencyMetric(webhook: string): HistogramMetric;
+  /** `controller_runtime_webhook_requests_in_flight{webhook}`. */
+  newRequestsInFlightMetric(webhook: string): GaugeMetric;
+  /** `controller_runtime_webhook_panics_total`. */
+  newPanicsMetric(): CounterMetric;
+  /** `controller_runtime_conversion_webhook_panics_total`. */
+  newConversionPanicsMetric(): CounterMetric;
 }
 
-/** Receives the metrics of a {@link CertWatcher}. */
+/** Creates the metrics of a {@link CertWatcher}. */
 export interface CertWatcherMetricsProvider {
-  /** `certwatcher_read_certificate_total` + 1. */
-  readCertificate(): void;
-  /** `certwatcher_read_certificate_errors_total` + 1. */
-  readCertificateError(): void;
+  /** `certwatcher_read_certificate_total`. */
+  newReadCertificateTotalMetric(): CounterMetric;
+  /** `certwatcher_read_certificate_errors_total`. */
+  newReadCertificateErrorsMetric(): CounterMetric;
 }
 
 /** controller-runtime's names of the webhook metrics. */

@@ -39,6 +39,7 @@ import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { GaugeMetric, HistogramMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
 import type { AdmissionHandler } from './admission.js';
 import { AdmissionWebhook } from './admission.js';
@@ -232,6 +233,7 @@ export class WebhookServer {
   readonly #logger: Logger;
   readonly #metrics: (WebhookMetricsProvider & CertWatcherMetricsProvider) | undefined;
   readonly #webhooks = new Map<string, HttpWebhook>();
+  readonly #pathMetrics = new Map<string, { inFlight: GaugeMetric; latency: HistogramMetric }>();
   readonly #admission: AdmissionRegistration[] = [];
   #conversion: ConversionWebhook | undefined;
   #certWatcher: CertWatcher | undefined;
@@ -297,7 +299,16 @@ export class WebhookServer {
       throw new WebhookError(`webhook server: can't register duplicate path: ${path}`);
     }
     this.#webhooks.set(path, webhook);
-    this.#metrics?.initWebhook(path);
+    const metrics = this.#metrics;
+    if (metrics !== undefined) {
+      // Created at zero, as controller-runtime's InstrumentedHook does.
+      metrics.newRequestsTotalMetric(path, '200');
+      metrics.newRequestsTotalMetric(path, '500');
+      this.#pathMetrics.set(path, {
+        inFlight: metrics.newRequestsInFlightMetric(path),
+        latency: metrics.newLatencyMetric(path),
+      });
+    }
   }
 
   /** Serve a raw admission handler and record it for the generated configurations. */
@@ -587,7 +598,8 @@ export class WebhookServer {
       return;
     }
     const startedAt = this.#clock.now();
-    this.#metrics?.requestStarted(path);
+    const pathMetrics = this.#pathMetrics.get(path);
+    pathMetrics?.inFlight.inc();
     const controller = new AbortController();
     const abort = (): void => controller.abort(new WebhookError('webhook server: request ended'));
     serverSignal.addEventListener('abort', abort, { once: true });
@@ -637,6 +649,8 @@ export class WebhookServer {
         `webhook server: writing the answer to ${path} failed: ${errorMessage(err)}`,
       );
     }
-    this.#metrics?.requestFinished(path, answer.statusCode, (this.#clock.now() - startedAt) / 1000);
+    pathMetrics?.inFlight.dec();
+    this.#metrics?.newRequestsTotalMetric(path, String(answer.statusCode)).inc();
+    pathMetrics?.latency.observe((this.#clock.now() - startedAt) / 1000);
   }
 }
