@@ -1,7 +1,7 @@
 /**
  * What the two FIFOs share (client-go `tools/cache/fifo.go`): the delta types, the
- * {@link FIFOQueue} contract a reflector fills and one consumer pops, and the {@link PopGate}
- * that both {@link DeltaFIFO} and {@link RealFIFO} pop through.
+ * {@link FIFOQueue} contract a reflector fills and one consumer pops, and the `PopGate`
+ * that both `DeltaFIFO` and `RealFIFO` pop through.
  *
  * The gate's rules, the same for both queues:
  *

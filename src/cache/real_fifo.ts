@@ -186,7 +186,7 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
 
   /**
    * Take the oldest delta and run `process` on it; waits while empty, rejects with
-   * {@link FIFOClosedError} once closed and drained, rejects with `process`'s error if it
+   * `FIFOClosedError` once closed and drained, rejects with `process`'s error if it
    * fails (the delta is not requeued).
    */
   async pop(process: RealFIFOProcessFunc<T>): Promise<RealFIFODelta<T>> {
@@ -213,7 +213,7 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
     return this.#gate.hasSynced();
   }
 
-  /** Stop: pops drain what is queued, then reject with {@link FIFOClosedError}. */
+  /** Stop: pops drain what is queued, then reject with `FIFOClosedError`. */
   close(): void {
     this.#gate.close();
   }

@@ -518,7 +518,12 @@ export class Manager {
    * The names of the runnables in each group, in start order (shutdown runs it backwards);
    * for logs and tests. A group that is running lists what still runs.
    */
-  runnableGroups(): { group: RunnableGroupName; runnables: string[] }[] {
+  runnableGroups(): {
+    /** The group. */
+    group: RunnableGroupName;
+    /** The names of its runnables, queued or running. */
+    runnables: string[];
+  }[] {
     return RUNNABLE_GROUP_ORDER.map((group) => ({
       group,
       runnables: this.#groups[group].names(),

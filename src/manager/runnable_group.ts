@@ -22,7 +22,7 @@ import type { Logger } from '../util/logger.js';
 import { ManagerStoppingError } from './errors.js';
 
 /**
- * The groups a {@link Manager} runs, in start order (controller-runtime's `runnables`):
+ * The groups a `Manager` runs, in start order (controller-runtime's `runnables`):
  *
  * - `httpServers`: the probe and metrics servers, first, so probes answer while the rest
  *   starts;

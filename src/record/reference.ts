@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { DeepReadonly } from '../cache/deep_readonly.js';
+import type { DeepReadonly } from '../util/deep_readonly.js';
 import type { ApiResource, KubeObject } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import type { ObjectReference } from './types.js';

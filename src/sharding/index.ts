@@ -6,7 +6,9 @@
  * - {@link Shard}: one replica's membership Lease, its label selector, and the drain-aware
  *   reconciler wrapper.
  * - {@link Sharder}: labels every object of the ring's resources with its shard, moves
- *   objects of dead shards at once and drains objects of live shards before moving them.
+ *   objects of dead shards at once and drains objects of live shards before moving them
+ *   (controlled objects move with their controller, never drained); what it does with an
+ *   object is the pure {@link decideShard}.
  *
  * See docs/sharding.md.
  *
@@ -31,5 +33,7 @@ export type {
   AdmissionObjectRequest,
   AdmissionPatchOperation,
 } from './sharder.js';
+export { decideShard } from './decision.js';
+export type { ShardDecision, ShardDecisionInput } from './decision.js';
 export { shardingMetricNames } from './metrics.js';
 export type { ShardingMetrics } from './metrics.js';

@@ -17,6 +17,11 @@
  *   the sharder sets the drain label and waits. The shard releases the object (removes
  *   both labels) once no reconcile of it runs; the object is then unassigned and gets its
  *   new shard. So no object is ever worked on by two shards at once.
+ * - **Controlled objects are never drained** (as kubernetes-controller-sharding): only the
+ *   main resource's reconciler releases a drained object, so a child moves to its new shard
+ *   at once; its controller owner, drained, is what keeps two shards from working at once.
+ * - **Decide, then act**: what happens to an object is the pure {@link decideShard}; the
+ *   sharder then writes the labels, counts and records it.
  * - Every write carries the resourceVersion the decision was made on (a conflict reads
  *   the object again), and is retried with the controller rate limiter on failure.
  *   Everything is re-checked on every Lease change and every `resyncPeriodMs`.
@@ -37,18 +42,24 @@ import { toTransport } from '../client/transport.js';
 import type { ApiResource, KubeObject, PartialObjectMetadata } from '../client/types.js';
 import { ResourceClient } from '../client/resource_client.js';
 import { ApiError } from '../client/errors.js';
+import { parseApiVersion } from '../apimachinery/meta.js';
 import { SharedInformerFactory } from '../cache/factory.js';
-import { DeletedFinalStateUnknown } from '../cache/keys.js';
+import { deletionHandlingMetaNamespaceKeyFunc, metaNamespaceKeyFunc } from '../cache/keys.js';
+import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { SharedIndexInformer } from '../cache/shared_informer.js';
+import { getControllerOf } from '../controller/owner.js';
 import type { Lease } from '../leaderelection/lease_lock.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
+import { errorMessage } from '../util/errors.js';
 import type { EventRecorder } from '../record/recorder.js';
-import type { ObjectReference } from '../record/types.js';
+import { getReference } from '../record/reference.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
 import { runWorkers } from '../workqueue/workers.js';
+import { decideShard } from './decision.js';
+import type { ShardDecision } from './decision.js';
 import type { ShardingMetrics } from './metrics.js';
 import { ringLabels } from './names.js';
 import type { RingLabels } from './names.js';
@@ -127,11 +138,6 @@ export function objectHashKey(
   return `${group}/${kind}/${namespace}/${name}`;
 }
 
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf('/');
-  return slash < 0 ? '' : apiVersion.slice(0, slash);
-}
-
 /** A sharded resource and the resources whose controller owner decides its shard. */
 interface TargetSpec {
   resource: ApiResource<KubeObject>;
@@ -140,8 +146,23 @@ interface TargetSpec {
 
 /** A target while running: its metadata informer and a client for label writes. */
 interface Target extends TargetSpec {
+  /** Its position in the sharder's targets. */
+  index: number;
   informer: SharedIndexInformer<PartialObjectMetadata>;
   client: ResourceClient<KubeObject>;
+  /** Objects asked to drain (key → the shard asked), to name that shard when they move. */
+  draining: Map<string, string>;
+}
+
+/** One object to check: which target, and its cache key. */
+interface WorkItem {
+  readonly target: Target;
+  readonly key: string;
+}
+
+/** The identity of a work item in the queue (and its rate limiter). */
+function workItemId(item: WorkItem): string {
+  return `${item.target.index} ${item.key}`;
 }
 
 /** A JSON Patch operation of an admission response. */
@@ -189,8 +210,6 @@ export class Sharder {
   #ring: HashRing;
   #shards: ShardState[] = [];
   #targets: Target[] = [];
-  /** Objects asked to drain (queue item → the shard asked), to name it when they move. */
-  readonly #draining = new Map<string, string>();
 
   /**
    * @param options - the ring, the Lease namespace, the sharded resources, where to write.
@@ -271,16 +290,18 @@ export class Sharder {
       labelSelector: `${this.labels.leaseRing}=${o.ring}`,
     });
     const scope = o.namespace === undefined ? {} : { namespace: o.namespace };
-    this.#targets = this.#specs.map((spec) => ({
+    this.#targets = this.#specs.map((spec, index) => ({
       ...spec,
+      index,
       informer: factory.forResourceMetadata(spec.resource, scope),
       client: new ResourceClient<KubeObject>(transport, spec.resource),
+      draining: new Map<string, string>(),
     }));
-    const queue = new RateLimitingQueue<string>({ clock: this.#clock });
+    const queue = new RateLimitingQueue<WorkItem>({ clock: this.#clock, keyFn: workItemId });
     const enqueueAll = (): void => {
-      this.#targets.forEach((t, i) => {
-        for (const key of t.informer.getIndexer().listKeys()) queue.add(`${i}|${key}`);
-      });
+      for (const target of this.#targets) {
+        for (const key of target.informer.getIndexer().listKeys()) queue.add({ target, key });
+      }
     };
     let expiryTimer: Timer | undefined;
     const recompute = (): void => {
@@ -306,16 +327,15 @@ export class Sharder {
       onUpdate: recompute,
       onDelete: recompute,
     });
-    this.#targets.forEach((t, i) => {
-      t.informer.addEventHandler({
-        onAdd: (obj) => queue.add(`${i}|${keyOf(obj)}`),
-        onUpdate: (_old, obj) => queue.add(`${i}|${keyOf(obj)}`),
+    for (const target of this.#targets) {
+      target.informer.addEventHandler({
+        onAdd: (obj) => queue.add({ target, key: metaNamespaceKeyFunc(obj) }),
+        onUpdate: (_old, obj) => queue.add({ target, key: metaNamespaceKeyFunc(obj) }),
         onDelete: (obj) => {
-          const key = obj instanceof DeletedFinalStateUnknown ? obj.key : keyOf(obj);
-          this.#draining.delete(`${i}|${key}`);
+          target.draining.delete(deletionHandlingMetaNamespaceKeyFunc(obj));
         },
       });
-    });
+    }
     factory.start(signal);
     let resync: Timer | undefined;
     const scheduleResync = (): void => {
@@ -338,13 +358,13 @@ export class Sharder {
         o.workers ?? 4,
         async (item, s) => {
           try {
-            await this.#assign(item, s);
+            await this.#reconcile(item, s);
             queue.forget(item);
           } catch (err) {
             if (s.aborted) return;
             this.#logger.warn('could not label an object with its shard; retrying', {
               ring: o.ring,
-              object: item.slice(item.indexOf('|') + 1),
+              object: item.key,
               error: err,
             });
             queue.addRateLimited(item);
@@ -360,7 +380,6 @@ export class Sharder {
       resync?.cancel();
       await factory.shutdown();
       this.#targets = [];
-      this.#draining.clear();
     }
   }
 
@@ -389,119 +408,150 @@ export class Sharder {
   #hashKey(target: TargetSpec, obj: KubeObject, fallbackNamespace?: string): string {
     const meta = obj.metadata ?? {};
     const ns = meta.namespace ?? fallbackNamespace ?? '';
-    for (const ref of meta.ownerReferences ?? []) {
-      if (ref.controller !== true) continue;
-      const group = groupOf(ref.apiVersion);
-      const parent = target.parents.find((p) => p.group === group && p.kind === ref.kind);
-      if (parent !== undefined) return objectHashKey(parent.group, parent.kind, ns, ref.name);
+    const owner = target.parents.length > 0 ? getControllerOf(obj) : undefined;
+    if (owner !== undefined) {
+      const { group } = parseApiVersion(owner.apiVersion);
+      const parent = target.parents.find((p) => p.group === group && p.kind === owner.kind);
+      if (parent !== undefined) return objectHashKey(parent.group, parent.kind, ns, owner.name);
     }
     return objectHashKey(target.resource.group, target.resource.kind, ns, meta.name ?? '');
   }
 
-  async #assign(item: string, signal: AbortSignal): Promise<void> {
-    const bar = item.indexOf('|');
-    const target = this.#targets[Number(item.slice(0, bar))];
-    if (target === undefined) return;
-    const obj = target.informer.getIndexer().getByKey(item.slice(bar + 1));
+  /** Decide what to do with one object, then do it. */
+  async #reconcile(item: WorkItem, signal: AbortSignal): Promise<void> {
+    const { target, key } = item;
+    const obj = target.informer.getIndexer().getByKey(key);
     if (obj === undefined) return;
     const meta = obj.metadata ?? {};
     if (meta.deletionTimestamp !== undefined && meta.deletionTimestamp !== null) return;
+    const current = meta.labels?.[this.labels.shard];
+    const decision = decideShard({
+      current,
+      draining: meta.labels?.[this.labels.drain] !== undefined,
+      desired: this.#ring.get(this.#hashKey(target, obj as KubeObject)),
+      currentAlive: current !== undefined && this.#ring.has(current),
+      controlled: target.parents.length > 0,
+    });
+    await this.#act(target, key, obj, decision, signal);
+  }
+
+  /** Writes the labels a decision asks for, then counts, logs and records it. */
+  async #act(
+    target: Target,
+    key: string,
+    obj: DeepReadonly<PartialObjectMetadata>,
+    decision: ShardDecision,
+    signal: AbortSignal,
+  ): Promise<void> {
     const o = this.#options;
     const l = this.labels;
-    const current = meta.labels?.[l.shard];
-    const draining = meta.labels?.[l.drain] !== undefined;
-    const desired = this.#ring.get(this.#hashKey(target, obj as KubeObject));
-    /** Writes the labels; the written object, or undefined when it is gone. */
-    const write = (labels: Record<string, string | null>): Promise<KubeObject | undefined> => {
-      const ns = meta.namespace;
-      const client = ns !== undefined && ns !== '' ? target.client.namespace(ns) : target.client;
-      return client
-        .patch(
-          meta.name ?? '',
-          { metadata: { resourceVersion: meta.resourceVersion, labels } },
-          { type: 'merge', signal },
-        )
-        .catch((err: unknown) => {
-          if (err instanceof ApiError && err.code === 404) return undefined; // gone meanwhile
-          throw err;
-        });
-    };
-    const event = (written: KubeObject | undefined, reason: string, message: string): void => {
-      if (o.recorder === undefined || written === undefined) return;
-      o.recorder.event(this.#reference(target, written), 'Normal', reason, message);
-    };
     const ring = `ring "${o.ring}"`;
-    if (current === undefined || !this.#ring.has(current)) {
-      if (desired === undefined) {
+    const write = (labels: Record<string, string | null>): Promise<KubeObject | undefined> =>
+      this.#writeLabels(target, obj, labels, signal);
+    switch (decision.action) {
+      case 'none':
+        if (obj.metadata?.labels?.[l.shard] !== undefined) target.draining.delete(key);
+        return;
+      case 'cancelDrain':
+        // The ring changed back before the shard let go.
+        target.draining.delete(key);
+        await write({ [l.drain]: null });
+        return;
+      case 'unassign':
         // No live shard: leave the object unassigned rather than with a dead shard.
-        if (current !== undefined || draining) await write({ [l.shard]: null, [l.drain]: null });
+        await write({ [l.shard]: null, [l.drain]: null });
+        return;
+      case 'wait':
+        // A drain requested by an earlier sharder: remember whom it was asked of.
+        if (!target.draining.has(key)) target.draining.set(key, decision.from);
+        return;
+      case 'drain': {
+        const written = await write({ [l.drain]: 'true' });
+        o.metrics?.drainRequested?.(o.ring, decision.from);
+        target.draining.set(key, decision.from);
+        this.#event(
+          target,
+          written,
+          ShardEventReason.drainRequested,
+          `asked shard "${decision.from}" of ${ring} to release the object for shard "${decision.to}"`,
+        );
         return;
       }
-      const written = await write({ [l.shard]: desired, [l.drain]: null });
-      o.metrics?.assigned?.(o.ring, desired);
-      const drainedFrom = this.#draining.get(item);
-      this.#draining.delete(item);
-      if (current !== undefined) {
-        o.metrics?.moved?.(o.ring, current, desired);
-        this.#logger.info('moved an object of a dead shard', {
-          ring: o.ring,
-          object: item.slice(bar + 1),
-          from: current,
-          to: desired,
-        });
-        event(
-          written,
-          ShardEventReason.moved,
-          `moved from shard "${current}", which is no longer live, to shard "${desired}" of ${ring}`,
-        );
-      } else if (drainedFrom !== undefined && drainedFrom !== desired) {
-        event(
-          written,
-          ShardEventReason.moved,
-          `moved from shard "${drainedFrom}" to shard "${desired}" of ${ring} after "${drainedFrom}" released it`,
-        );
-      } else {
-        event(written, ShardEventReason.assigned, `assigned to shard "${desired}" of ${ring}`);
+      case 'assign':
+      case 'move': {
+        const { to } = decision;
+        const written = await write({ [l.shard]: to, [l.drain]: null });
+        o.metrics?.assigned?.(o.ring, to);
+        const drainedFrom = target.draining.get(key);
+        target.draining.delete(key);
+        if (decision.action === 'move') {
+          const { from } = decision;
+          const live = this.#ring.has(from);
+          o.metrics?.moved?.(o.ring, from, to);
+          this.#logger.info(
+            live
+              ? 'moved a controlled object with its controller'
+              : 'moved an object of a dead shard',
+            { ring: o.ring, object: key, from, to },
+          );
+          this.#event(
+            target,
+            written,
+            ShardEventReason.moved,
+            live
+              ? `moved with its controller from shard "${from}" to shard "${to}" of ${ring}`
+              : `moved from shard "${from}", which is no longer live, to shard "${to}" of ${ring}`,
+          );
+        } else if (drainedFrom !== undefined && drainedFrom !== to) {
+          this.#event(
+            target,
+            written,
+            ShardEventReason.moved,
+            `moved from shard "${drainedFrom}" to shard "${to}" of ${ring} after "${drainedFrom}" released it`,
+          );
+        } else {
+          this.#event(
+            target,
+            written,
+            ShardEventReason.assigned,
+            `assigned to shard "${to}" of ${ring}`,
+          );
+        }
+        return;
       }
-      return;
-    }
-    if (current === desired) {
-      this.#draining.delete(item);
-      if (draining) await write({ [l.drain]: null }); // the ring changed back before the shard let go
-      return;
-    }
-    if (!draining) {
-      const written = await write({ [l.drain]: 'true' });
-      o.metrics?.drainRequested?.(o.ring, current);
-      this.#draining.set(item, current);
-      event(
-        written,
-        ShardEventReason.drainRequested,
-        `asked shard "${current}" of ${ring} to release the object for shard "${desired}"`,
-      );
-    } else if (!this.#draining.has(item)) {
-      this.#draining.set(item, current); // drain requested by an earlier sharder
     }
   }
 
-  /** The Event reference of a written object: its resource's apiVersion and kind. */
-  #reference(target: Target, obj: KubeObject): ObjectReference {
-    const r = target.resource;
+  /** A merge patch of `labels` at the cached resourceVersion; undefined when the object is gone. */
+  #writeLabels(
+    target: Target,
+    obj: DeepReadonly<PartialObjectMetadata>,
+    labels: Record<string, string | null>,
+    signal: AbortSignal,
+  ): Promise<KubeObject | undefined> {
     const meta = obj.metadata ?? {};
-    const ref: ObjectReference = {
-      apiVersion: r.group === '' ? r.version : `${r.group}/${r.version}`,
-      kind: r.kind,
-      name: meta.name ?? '',
-    };
-    if (meta.namespace !== undefined && meta.namespace !== '') ref.namespace = meta.namespace;
-    if (meta.uid !== undefined) ref.uid = meta.uid;
-    if (meta.resourceVersion !== undefined) ref.resourceVersion = meta.resourceVersion;
-    return ref;
+    const ns = meta.namespace;
+    const client = ns !== undefined && ns !== '' ? target.client.namespace(ns) : target.client;
+    return client
+      .patch(
+        meta.name ?? '',
+        { metadata: { resourceVersion: meta.resourceVersion, labels } },
+        { type: 'merge', signal },
+      )
+      .catch((err: unknown) => {
+        if (err instanceof ApiError && err.code === 404) return undefined; // gone meanwhile
+        throw err;
+      });
   }
-}
 
-function keyOf(obj: { metadata?: { namespace?: string; name?: string } }): string {
-  const ns = obj.metadata?.namespace;
-  const name = obj.metadata?.name ?? '';
-  return ns !== undefined && ns !== '' ? `${ns}/${name}` : name;
+  /** Records a Normal Event on a written object (with its resource's apiVersion and kind). */
+  #event(target: Target, written: KubeObject | undefined, reason: string, message: string): void {
+    const recorder = this.#options.recorder;
+    if (recorder === undefined || written === undefined) return;
+    try {
+      recorder.event(getReference(written, target.resource), 'Normal', reason, message);
+    } catch (err) {
+      this.#logger.warn('could not record a sharding Event', { error: errorMessage(err) });
+    }
+  }
 }
