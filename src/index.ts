@@ -16,3 +16,4 @@ export * from './controller/index.js';
 export * from './record/index.js';
 export * from './manager/index.js';
 export * from './sharding/index.js';
+export * from './webhook/index.js';

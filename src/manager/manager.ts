@@ -58,6 +58,7 @@ import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
+import type { WebhookServer } from '../webhook/server.js';
 import {
   BindError,
   InvalidManagerOptionsError,
@@ -236,6 +237,12 @@ export interface ManagerOptions {
    * (default 5000 ms).
    */
   eventFlushTimeoutMs?: number;
+  /**
+   * A webhook server to run on every replica (controller-runtime's `WebhookServer`
+   * option): it starts in the `webhooks` group, before the caches, and its
+   * `startedChecker` is the readiness check `webhook` on `/readyz`.
+   */
+  webhookServer?: WebhookServer;
 }
 
 /** How the manager names and stops each group. */
@@ -423,6 +430,11 @@ export class Manager {
     const groups: Partial<Record<RunnableGroupName, RunnableGroup>> = {};
     for (const name of RUNNABLE_GROUP_ORDER) groups[name] = this.#newGroup(name);
     this.#groups = groups as Record<RunnableGroupName, RunnableGroup>;
+    this.webhookServer = options.webhookServer;
+    if (options.webhookServer !== undefined) {
+      this.add(options.webhookServer);
+      this.readyz.add('webhook', options.webhookServer.startedChecker());
+    }
     if (probeBind !== undefined) {
       this.#probeServer = healthProbeServer({
         bind: probeBind,
@@ -502,6 +514,9 @@ export class Manager {
       this.elector = undefined;
     }
   }
+
+  /** The webhook server given in the options (controller-runtime's `GetWebhookServer`). */
+  readonly webhookServer: WebhookServer | undefined;
 
   /** This candidate's identity in the election (undefined without leader election). */
   get identity(): string | undefined {

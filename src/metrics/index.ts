@@ -33,3 +33,12 @@ export { PrometheusShardingMetrics } from './sharding.js';
 export type { PrometheusShardingMetricsOptions } from './sharding.js';
 export { shardingMetricNames } from '../sharding/metrics.js';
 export type { ShardingMetrics } from '../sharding/metrics.js';
+export { PrometheusWebhookMetricsProvider } from './webhook.js';
+export type { PrometheusWebhookMetricsProviderOptions } from './webhook.js';
+export {
+  getDefaultWebhookMetricsProvider,
+  setDefaultWebhookMetricsProvider,
+  webhookLatencyBuckets,
+  webhookMetricNames,
+} from '../webhook/metrics.js';
+export type { CertWatcherMetricsProvider, WebhookMetricsProvider } from '../webhook/metrics.js';

@@ -26,7 +26,10 @@ describe('application-operator generated types', () => {
       0,
       `${stderr}\nRegenerate: cd ${exampleDir} && npx tsx ../../src/cli/main.ts ${genArgs.join(' ')}`,
     );
-    assert.deepEqual(readdirSync(join(repoRoot, outDir)).sort(), ['application_v1.ts']);
+    assert.deepEqual(readdirSync(join(repoRoot, outDir)).sort(), [
+      'application_v1.ts',
+      'application_v2.ts',
+    ]);
   });
 
   it('describe the Application CRD of the example: example.com/v1, namespaced, short name app', () => {
@@ -38,7 +41,10 @@ describe('application-operator generated types', () => {
     );
     assert.deepEqual(
       crd.versions.map((v) => [v.name, v.served, v.storage, v.statusSubresource]),
-      [['v1', true, true, true]],
+      [
+        ['v1', true, true, true],
+        ['v2', true, false, true],
+      ],
     );
   });
 

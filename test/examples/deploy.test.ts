@@ -83,6 +83,7 @@ describe('application-operator deploy/', { skip }, () => {
       'Namespace',
       'Role',
       'RoleBinding',
+      'Service',
       'ServiceAccount',
       'ServiceAccount', // metrics.yaml: Prometheus
     ]);

@@ -4,19 +4,32 @@
  * `--kubeconfig [PATH]`: a real cluster (apply crd.yaml and deploy/ there first; in a Pod,
  * `--kubeconfig` alone uses the service account). controller-runtime's flags:
  * `--leader-elect`, `--health-probe-bind-address`, `--metrics-bind-address`,
- * `--metrics-secure` with `--metrics-cert-path`.
+ * `--metrics-secure` with `--metrics-cert-path`; kubebuilder's
+ * webhook flags `--webhook-cert-path`, `--webhook-cert-name`, `--webhook-cert-key`,
+ * `--webhook-port`. On the in-memory server, without `--webhook-cert-path`, it makes its
+ * own CA and serving certificate and installs its webhook configurations pointing at itself.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
+  WebhookServer,
+  errorMessage,
+  generateCertificateAuthority,
   setDefaultControllerMetricsProvider,
   setDefaultMetricsProvider,
   setDefaultRestClientMetricsProvider,
+  setDefaultWebhookMetricsProvider,
+  writeCertificateFiles,
 } from 'kube-controller-kit';
 import {
   PrometheusControllerMetricsProvider,
   PrometheusMetricsProvider,
+  PrometheusWebhookMetricsProvider,
 } from 'kube-controller-kit/metrics';
 import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { runOperator } from './operator.js';
+import { installApplicationWebhooks, registerApplicationWebhooks } from './webhooks.js';
 
 await runProgram(
   {
@@ -54,6 +67,26 @@ await runProgram(
         description:
           'directory holding tls.crt and tls.key for --metrics-secure (reloaded on change)',
       },
+      'webhook-cert-path': {
+        value: 'DIR',
+        description:
+          'directory of the webhook serving certificate (default: $TMPDIR/k8s-webhook-server/serving-certs; on the in-memory server, a generated one)',
+      },
+      'webhook-cert-name': {
+        value: 'FILE',
+        default: 'tls.crt',
+        description: 'certificate file in --webhook-cert-path',
+      },
+      'webhook-cert-key': {
+        value: 'FILE',
+        default: 'tls.key',
+        description: 'key file in --webhook-cert-path',
+      },
+      'webhook-port': {
+        value: 'PORT',
+        default: '9443',
+        description: 'webhook server port; 0 picks a free one, -1 disables the webhooks',
+      },
     },
   },
   async ({ flags, signal, logger }) => {
@@ -70,6 +103,7 @@ await runProgram(
       setDefaultMetricsProvider(metrics);
       setDefaultRestClientMetricsProvider(metrics);
       setDefaultControllerMetricsProvider(new PrometheusControllerMetricsProvider());
+      setDefaultWebhookMetricsProvider(new PrometheusWebhookMetricsProvider());
     }
     // Found from src/main.ts under tsx and from dist/main.js after tsc alike.
     const crd = packageFile(import.meta.url, 'crd.yaml');
@@ -80,6 +114,60 @@ await runProgram(
       logger,
       signal,
     });
+    const webhookPort = Number(flags['webhook-port'] ?? '9443');
+    // On the in-memory server, without a cert dir: a CA and a certificate for 127.0.0.1 of our own.
+    let generatedCertDir: string | undefined;
+    let caBundle: string | undefined;
+    if (
+      cluster.server !== undefined &&
+      flags['webhook-cert-path'] === undefined &&
+      webhookPort >= 0
+    ) {
+      generatedCertDir = await mkdtemp(join(tmpdir(), 'application-operator-certs-'));
+      const ca = generateCertificateAuthority({ commonName: 'application-operator-dev-ca' });
+      await writeCertificateFiles(
+        generatedCertDir,
+        ca.issue({ dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] }),
+        {
+          certName: flags['webhook-cert-name'] ?? 'tls.crt',
+          keyName: flags['webhook-cert-key'] ?? 'tls.key',
+        },
+      );
+      caBundle = ca.caBundle;
+    }
+    const certDir = flags['webhook-cert-path'] ?? generatedCertDir;
+    const webhookServer = new WebhookServer({
+      port: webhookPort,
+      ...(cluster.server !== undefined ? { host: '127.0.0.1' } : {}),
+      ...(certDir !== undefined ? { certDir } : {}),
+      certName: flags['webhook-cert-name'] ?? 'tls.crt',
+      keyName: flags['webhook-cert-key'] ?? 'tls.key',
+      logger,
+    });
+    registerApplicationWebhooks(webhookServer);
+    if (cluster.server !== undefined && webhookPort >= 0) {
+      // envtest's pattern: once serving, point the (in-memory) server at ourselves.
+      void webhookServer
+        .started()
+        .then(async () => {
+          const address = webhookServer.address;
+          if (address === undefined) return;
+          caBundle ??= Buffer.from(
+            await readFile(join(webhookServer.certDir, flags['webhook-cert-name'] ?? 'tls.crt')),
+          ).toString('base64');
+          const installed = await installApplicationWebhooks(cluster.kubeConfig, webhookServer, {
+            endpoint: { url: `https://${address.host}:${address.port}` },
+            caBundle,
+            logger,
+          });
+          logger.info(`webhooks serving at https://${address.host}:${address.port}`, {
+            installed: installed.join(', '),
+          });
+        })
+        .catch((err: unknown) => {
+          logger.error(`installing the webhook configurations failed: ${errorMessage(err)}`);
+        });
+    }
     try {
       if (cluster.server !== undefined) {
         cluster.server.create(
@@ -114,10 +202,13 @@ await runProgram(
             }
           : {}),
         ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+        webhookServer,
         onEvent: (e) => console.log(JSON.stringify(e)),
       });
     } finally {
       await cluster.close();
+      if (generatedCertDir !== undefined)
+        await rm(generatedCertDir, { recursive: true, force: true });
     }
   },
 );

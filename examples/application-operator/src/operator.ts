@@ -34,6 +34,7 @@ import type {
   Logger,
   ManagerLeaderElectionOptions,
   Serialized,
+  WebhookServer,
 } from 'kube-controller-kit';
 import {
   applicationResource,
@@ -90,6 +91,11 @@ export interface OperatorOptions {
   deploymentResource?: ApiResource<Deployment>;
   /** Where the child Services live (default `v1` services); see `deploymentResource`. */
   serviceResource?: ApiResource<Service>;
+  /**
+   * The webhook server (see webhooks.ts): the Manager runs it on every replica and adds
+   * its readiness check `webhook` to `/readyz`. Default: none.
+   */
+  webhookServer?: WebhookServer;
 }
 
 function apiVersionOf(resource: ApiResource<unknown>): string {
@@ -216,6 +222,7 @@ export async function runOperator(
     ...(options.metricsSecure !== undefined ? { metricsSecure: options.metricsSecure } : {}),
     ...(options.namespace !== undefined ? { cache: { namespace: options.namespace } } : {}),
     ...(options.leaderElection !== undefined ? { leaderElection: options.leaderElection } : {}),
+    ...(options.webhookServer !== undefined ? { webhookServer: options.webhookServer } : {}),
   });
   const events = new EventBroadcaster(manager.transport, { logger });
   const recorder = events.newRecorder({ component: FIELD_MANAGER });
