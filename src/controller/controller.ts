@@ -26,6 +26,12 @@
  *   signal, once the graceful shutdown timeout (default 30 s, as controller-runtime's) has
  *   passed: then the keys still reconciling are logged, their signal is aborted, and
  *   `run()` resolves without waiting for them.
+ * - **Priorities** (controller-runtime's priority queue, its default since v0.23; turn it off
+ *   with `usePriorityQueue: false`). Keys from an informer's initial list, from resyncs and
+ *   from updates that keep the resourceVersion are queued at {@link LowPriority}; every
+ *   other event at 0, so after a restart a real change is reconciled before the thousands of
+ *   unchanged objects listed at start. A requeue (error, `requeue`, `requeueAfterMs`) keeps
+ *   the priority the key was reconciled with, unless the result sets `priority`.
  * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
  *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
  *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.
@@ -47,6 +53,8 @@ import { errorMessage, isAbortError, KubeControllerKitError } from '../util/erro
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import { LowPriority, PriorityQueue } from '../workqueue/priority_queue.js';
+import type { RateLimitingWorkQueue } from '../workqueue/interface.js';
 import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
 import type { RateLimiter } from '../workqueue/rate_limiters.js';
 import type { MetricsProvider } from '../workqueue/metrics.js';
@@ -66,10 +74,14 @@ export type ReconcileResult =
   | {
       /** Reconcile again after the rate limiter's delay for this key. */
       requeue: true;
+      /** The requeued key's priority (default: the priority it was reconciled with). */
+      priority?: number;
     }
   | {
       /** Reconcile again after this many milliseconds (the rate limiter's history is cleared). */
       requeueAfterMs: number;
+      /** The requeued key's priority (default: the priority it was reconciled with). */
+      priority?: number;
     };
 
 /**
@@ -101,6 +113,11 @@ export interface ControllerOptions {
    * an error. A throwing hook is logged and ignored.
    */
   onError?: (error: unknown, key: string) => void;
+  /**
+   * Queue keys in a {@link PriorityQueue} (default true, as controller-runtime since v0.23);
+   * `false` brings back the FIFO {@link RateLimitingQueue}, where priorities are ignored.
+   */
+  usePriorityQueue?: boolean;
   /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
   metricsProvider?: MetricsProvider;
   /**
@@ -158,6 +175,18 @@ export interface WatchOptions<T extends KubeObject> {
    * the cached object itself, read-only.
    */
   filter?: (obj: DeepReadonly<T>) => boolean;
+  /**
+   * Queue keys of initial-list adds, resyncs and updates that keep the resourceVersion at
+   * {@link LowPriority} (controller-runtime's `handler.WithLowPriorityWhenUnchanged`, which
+   * its builder applies to every watch). Default true; only a priority queue heeds it.
+   */
+  lowPriorityWhenUnchanged?: boolean;
+}
+
+/** Options of {@link Controller.enqueue}. */
+export interface EnqueueOptions {
+  /** The key's priority in a priority queue (default 0; a queued key keeps the highest). */
+  priority?: number;
 }
 
 /** Options of {@link Controller.owns}: which owner references lead to the primary object. */
@@ -224,7 +253,8 @@ export class Controller {
    * The work queue of keys (read it for metrics and tests: `len()`, `numRequeues(key)`,
    * `waitingLen()`). Add keys with {@link Controller.enqueue}.
    */
-  readonly queue: RateLimitingQueue<string>;
+  readonly queue: RateLimitingWorkQueue<string>;
+  readonly #priorityQueue: PriorityQueue<string> | undefined;
   readonly #reconcile: Reconciler;
   readonly #workers: number;
   readonly #clock: Clock;
@@ -263,14 +293,20 @@ export class Controller {
     this.#metrics =
       metricsProvider === undefined ? undefined : bindControllerMetrics(metricsProvider, this.name);
     this.#metrics?.maxConcurrent.set(workers);
-    this.queue = new RateLimitingQueue<string>({
+    const queueOptions = {
       name: options.name,
       clock: this.#clock,
       rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.#clock),
       ...(options.metricsProvider !== undefined
         ? { metricsProvider: options.metricsProvider }
         : {}),
-    });
+    };
+    if (options.usePriorityQueue === false) {
+      this.queue = new RateLimitingQueue<string>(queueOptions);
+    } else {
+      this.#priorityQueue = new PriorityQueue<string>(queueOptions);
+      this.queue = this.#priorityQueue;
+    }
   }
 
   /**
@@ -323,10 +359,11 @@ export class Controller {
   ): this {
     if (this.#started) throw new ControllerStartedError(this.name, `${what}()`);
     const { predicate, filter } = options;
-    const enqueueFor = (obj: DeepReadonly<T>, event: string): void => {
+    const lowWhenUnchanged = options.lowPriorityWhenUnchanged !== false;
+    const enqueueFor = (obj: DeepReadonly<T>, event: string, priority?: number): void => {
       try {
         if (filter !== undefined && !filter(obj)) return;
-        for (const key of mapToKeys(obj)) this.queue.add(key);
+        for (const key of mapToKeys(obj)) this.#add(key, priority);
       } catch (err) {
         this.#logger.warn(
           `controller ${this.name}: ${what}() could not map a ${event} event to keys (${errorMessage(err)}); event ignored`,
@@ -335,11 +372,18 @@ export class Controller {
       }
     };
     const handler: ResourceEventHandler<T> = {
-      onAdd: (obj) => enqueueFor(obj, 'add'),
+      onAdd: (obj, isInInitialList) =>
+        enqueueFor(obj, 'add', lowWhenUnchanged && isInInitialList ? LowPriority : undefined),
       onUpdate: (oldObj, newObj) => {
         if (predicate !== undefined && !predicate(oldObj, newObj)) return;
-        if (what !== 'for') enqueueFor(oldObj, 'update');
-        enqueueFor(newObj, 'update');
+        // A resync (or any update that keeps the resourceVersion) changes nothing.
+        const unchanged =
+          lowWhenUnchanged &&
+          oldObj.metadata?.resourceVersion !== undefined &&
+          oldObj.metadata.resourceVersion === newObj.metadata?.resourceVersion;
+        const priority = unchanged ? LowPriority : undefined;
+        if (what !== 'for') enqueueFor(oldObj, 'update', priority);
+        enqueueFor(newObj, 'update', priority);
       },
       onDelete: (objOrTombstone) => {
         if (!(objOrTombstone instanceof DeletedFinalStateUnknown)) {
@@ -348,7 +392,7 @@ export class Controller {
           // The tombstone's key is the primary object's key, even without its last state.
           const obj = objOrTombstone.obj as DeepReadonly<T> | undefined;
           if (filter === undefined || obj === undefined || filter(obj)) {
-            this.queue.add(objOrTombstone.key);
+            this.#add(objOrTombstone.key);
           }
         } else {
           enqueueFor(objOrTombstone.obj, 'delete');
@@ -370,14 +414,38 @@ export class Controller {
     return [...this.#active.keys()];
   }
 
-  /** Queue `key` for a reconcile (ignored after shutdown began). */
-  enqueue(key: string): void {
-    this.queue.add(key);
+  /** Queue `key` for a reconcile (ignored after shutdown began), at `options.priority`. */
+  enqueue(key: string, options: EnqueueOptions = {}): void {
+    this.#add(key, options.priority);
   }
 
   /** Queue `key` for a reconcile after `delayMs` (an earlier pending time wins). */
-  enqueueAfter(key: string, delayMs: number): void {
-    this.queue.addAfter(key, delayMs);
+  enqueueAfter(key: string, delayMs: number, options: EnqueueOptions = {}): void {
+    if (this.#priorityQueue !== undefined) {
+      this.#priorityQueue.add(key, { after: delayMs, priority: options.priority ?? 0 });
+    } else {
+      this.queue.addAfter(key, delayMs);
+    }
+  }
+
+  /** Add a key at a priority (ignored by the FIFO queue). */
+  #add(key: string, priority?: number): void {
+    if (this.#priorityQueue !== undefined) {
+      this.#priorityQueue.add(key, { priority: priority ?? 0 });
+    } else {
+      this.queue.add(key);
+    }
+  }
+
+  /** Requeue a key after a delay or through the rate limiter, at a priority. */
+  #requeue(key: string, how: { after: number } | { rateLimited: true }, priority: number): void {
+    if (this.#priorityQueue !== undefined) {
+      this.#priorityQueue.add(key, { ...how, priority });
+    } else if ('after' in how) {
+      this.queue.addAfter(key, how.after);
+    } else {
+      this.queue.addRateLimited(key);
+    }
   }
 
   /**
@@ -479,6 +547,7 @@ export class Controller {
   async #processKey(key: string, signal: AbortSignal): Promise<void> {
     const metrics = this.#metrics;
     const started = this.#clock.now();
+    let priority = this.#priorityQueue?.processingPriority(key) ?? 0;
     this.#active.set(key, started);
     metrics?.activeWorkers.inc();
     let result: ReconcileResult | void;
@@ -491,7 +560,7 @@ export class Controller {
       }
       metrics?.errors.inc();
       metrics?.total.error.inc();
-      this.queue.addRateLimited(key);
+      this.#requeue(key, { rateLimited: true }, priority);
       this.#report(err, key);
       return;
     } finally {
@@ -502,13 +571,16 @@ export class Controller {
     if (result === undefined || result === null) {
       metrics?.total.success.inc();
       this.queue.forget(key);
-    } else if (isRequeueAfter(result)) {
+      return;
+    }
+    if (typeof result.priority === 'number') priority = result.priority;
+    if (isRequeueAfter(result)) {
       metrics?.total.requeue_after.inc();
       this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfterMs);
+      this.#requeue(key, { after: result.requeueAfterMs }, priority);
     } else if (result.requeue === true) {
       metrics?.total.requeue.inc();
-      this.queue.addRateLimited(key);
+      this.#requeue(key, { rateLimited: true }, priority);
     } else {
       metrics?.total.success.inc();
       this.queue.forget(key);

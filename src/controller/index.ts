@@ -17,6 +17,7 @@ export type {
   ControllerInformer,
   ControllerOptions,
   ControllerRunOptions,
+  EnqueueOptions,
   OwnsOptions,
   ReconcileResult,
   Reconciler,
