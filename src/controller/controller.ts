@@ -32,6 +32,11 @@
  *   other event at 0, so after a restart a real change is reconciled before the thousands of
  *   unchanged objects listed at start. A requeue (error, `requeue`, `requeueAfterMs`) keeps
  *   the priority the key was reconciled with, unless the result sets `priority`.
+ * - **Deadline** (`reconcileTimeoutMs`): the reconcile's signal aborts at the deadline with
+ *   a {@link ReconcileTimeoutError}; the attempt is an error, requeued with backoff, and
+ *   counted in `controller_runtime_reconcile_timeouts_total`.
+ * - **Debounce** (`debounceMs`, `maxDebounceMs`): events of one key within the window give
+ *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first.
  * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
  *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
  *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.
@@ -61,6 +66,7 @@ import type { MetricsProvider } from '../workqueue/metrics.js';
 import { runWorkers } from '../workqueue/workers.js';
 import { bindControllerMetrics, getDefaultControllerMetricsProvider } from './metrics.js';
 import type { BoundControllerMetrics, ControllerMetricsProvider } from './metrics.js';
+import { Debouncer } from './debouncer.js';
 import { ownerKeys } from './owner.js';
 import type { OwnerKeysOptions } from './owner.js';
 import type { UpdatePredicate } from './predicates.js';
@@ -113,6 +119,29 @@ export interface ControllerOptions {
    * an error. A throwing hook is logged and ignored.
    */
   onError?: (error: unknown, key: string) => void;
+  /**
+   * The deadline of one reconcile, in milliseconds (controller-runtime's
+   * `ReconciliationTimeout`; default none). At the deadline the reconcile's signal is
+   * aborted with a {@link ReconcileTimeoutError}; the attempt counts as an error (also if the
+   * reconcile then returns normally), is requeued with backoff, and
+   * `controller_runtime_reconcile_timeouts_total` counts it. A reconcile that ignores its
+   * signal still holds its worker (and its key) until it returns.
+   */
+  reconcileTimeoutMs?: number;
+  /**
+   * Collapse the events of one key that arrive within this many milliseconds into one
+   * reconcile, on the trailing edge (kube-rs `Config::debounce`; default 0, no debounce).
+   * Each event moves the key's reconcile to `debounceMs` after it, up to `maxDebounceMs`
+   * after the first. Applies to informer events only; `enqueue`, requeues and retries are
+   * not delayed. Keys still waiting when the controller stops are dropped.
+   */
+  debounceMs?: number;
+  /**
+   * The longest a key's reconcile is put off by debouncing, from its first event, so a key
+   * that changes all the time is still reconciled. Default `10 × debounceMs`; at least
+   * `debounceMs`.
+   */
+  maxDebounceMs?: number;
   /**
    * Queue keys in a {@link PriorityQueue} (default true, as controller-runtime since v0.23);
    * `false` brings back the FIFO {@link RateLimitingQueue}, where priorities are ignored.
@@ -202,6 +231,28 @@ export class ControllerAlreadyRunningError extends KubeControllerKitError {
   }
 }
 
+/**
+ * A reconcile ran past the controller's `reconcileTimeoutMs`: its signal was aborted with
+ * this error, the attempt counted as an error and the key was requeued with backoff.
+ */
+export class ReconcileTimeoutError extends KubeControllerKitError {
+  /** The controller. */
+  readonly controller: string;
+  /** The key whose reconcile timed out. */
+  readonly key: string;
+  /** The deadline, in milliseconds. */
+  readonly timeoutMs: number;
+  /** @param controller - the controller; @param key - the key; @param timeoutMs - the deadline. */
+  constructor(controller: string, key: string, timeoutMs: number) {
+    super(
+      `controller ${controller}: reconcile of ${key} did not finish within reconcileTimeoutMs (${timeoutMs} ms); its signal was aborted and the key requeued with backoff`,
+    );
+    this.controller = controller;
+    this.key = key;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** {@link ControllerOptions} are invalid. */
 export class InvalidControllerOptionsError extends KubeControllerKitError {}
 
@@ -264,6 +315,8 @@ export class Controller {
   readonly #metrics: BoundControllerMetrics | undefined;
   /** Keys being reconciled right now, with the time each reconcile started. */
   readonly #active = new Map<string, number>();
+  readonly #reconcileTimeoutMs: number | undefined;
+  readonly #debouncer: Debouncer | undefined;
   #started = false;
 
   /** @throws {@link InvalidControllerOptionsError} for a missing name or reconcile, or a bad worker count. */
@@ -280,6 +333,25 @@ export class Controller {
     if (!Number.isInteger(workers) || workers < 1) {
       throw new InvalidControllerOptionsError(
         `controller ${options.name}: workers must be a positive integer, got ${String(workers)}`,
+      );
+    }
+    const timeoutMs = options.reconcileTimeoutMs;
+    if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: reconcileTimeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+      );
+    }
+    this.#reconcileTimeoutMs = timeoutMs === Infinity ? undefined : timeoutMs;
+    const debounceMs = options.debounceMs ?? 0;
+    if (!(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: debounceMs must be a finite number of milliseconds ≥ 0, got ${String(debounceMs)}`,
+      );
+    }
+    const maxDebounceMs = options.maxDebounceMs ?? debounceMs * 10;
+    if (!(typeof maxDebounceMs === 'number' && maxDebounceMs >= debounceMs)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: maxDebounceMs must be a number of milliseconds ≥ debounceMs (${debounceMs}), got ${String(maxDebounceMs)}`,
       );
     }
     this.name = options.name;
@@ -306,6 +378,11 @@ export class Controller {
     } else {
       this.#priorityQueue = new PriorityQueue<string>(queueOptions);
       this.queue = this.#priorityQueue;
+    }
+    if (debounceMs > 0) {
+      this.#debouncer = new Debouncer(this.#clock, debounceMs, maxDebounceMs, (key, priority) =>
+        this.#add(key, priority),
+      );
     }
   }
 
@@ -363,7 +440,7 @@ export class Controller {
     const enqueueFor = (obj: DeepReadonly<T>, event: string, priority?: number): void => {
       try {
         if (filter !== undefined && !filter(obj)) return;
-        for (const key of mapToKeys(obj)) this.#add(key, priority);
+        for (const key of mapToKeys(obj)) this.#trigger(key, priority);
       } catch (err) {
         this.#logger.warn(
           `controller ${this.name}: ${what}() could not map a ${event} event to keys (${errorMessage(err)}); event ignored`,
@@ -392,7 +469,7 @@ export class Controller {
           // The tombstone's key is the primary object's key, even without its last state.
           const obj = objOrTombstone.obj as DeepReadonly<T> | undefined;
           if (filter === undefined || obj === undefined || filter(obj)) {
-            this.#add(objOrTombstone.key);
+            this.#trigger(objOrTombstone.key, undefined);
           }
         } else {
           enqueueFor(objOrTombstone.obj, 'delete');
@@ -426,6 +503,17 @@ export class Controller {
     } else {
       this.queue.addAfter(key, delayMs);
     }
+  }
+
+  /** Number of keys whose events are being debounced (not queued yet). */
+  debouncingLen(): number {
+    return this.#debouncer?.pendingLen() ?? 0;
+  }
+
+  /** An informer event for `key`: debounced when asked for, else queued. */
+  #trigger(key: string, priority: number | undefined): void {
+    if (this.#debouncer !== undefined) this.#debouncer.trigger(key, priority);
+    else this.#add(key, priority);
   }
 
   /** Add a key at a priority (ignored by the FIFO queue). */
@@ -472,6 +560,7 @@ export class Controller {
       giveUp = () => resolve('timeout');
     });
     const onAbort = (): void => {
+      this.#debouncer?.stop();
       if (mode === 'abort') {
         reconcileAbort.abort(signal.reason);
         this.queue.shutDown();
@@ -531,6 +620,7 @@ export class Controller {
     } finally {
       shutdownTimer?.cancel();
       signal.removeEventListener('abort', onAbort);
+      this.#debouncer?.stop();
       this.queue.shutDown();
       for (const { remove } of this.#watched) {
         try {
@@ -544,17 +634,54 @@ export class Controller {
     }
   }
 
-  async #processKey(key: string, signal: AbortSignal): Promise<void> {
+  async #processKey(key: string, workerSignal: AbortSignal): Promise<void> {
     const metrics = this.#metrics;
     const started = this.#clock.now();
     let priority = this.#priorityQueue?.processingPriority(key) ?? 0;
     this.#active.set(key, started);
     metrics?.activeWorkers.inc();
-    let result: ReconcileResult | void;
+    let signal = workerSignal;
+    let deadline: { timer: Timer; fired: ReconcileTimeoutError | undefined } | undefined;
+    let unlink: (() => void) | undefined;
+    const timeoutMs = this.#reconcileTimeoutMs;
+    if (timeoutMs !== undefined) {
+      // The reconcile's own signal: aborted by shutdown (the worker's) or at the deadline.
+      const own = new AbortController();
+      const forward = (): void => own.abort(workerSignal.reason);
+      if (workerSignal.aborted) forward();
+      else workerSignal.addEventListener('abort', forward, { once: true });
+      unlink = () => workerSignal.removeEventListener('abort', forward);
+      const d: { timer: Timer; fired: ReconcileTimeoutError | undefined } = {
+        fired: undefined,
+        timer: this.#clock.setTimeout(() => {
+          d.fired = new ReconcileTimeoutError(this.name, key, timeoutMs);
+          own.abort(d.fired);
+        }, timeoutMs),
+      };
+      deadline = d;
+      signal = own.signal;
+    }
+    let result: ReconcileResult | void = undefined;
+    let failure: { error: unknown } | undefined;
     try {
       result = await this.#reconcile(key, signal);
     } catch (err) {
-      if (signal.aborted && isAbortError(err, signal)) {
+      failure = { error: err };
+    } finally {
+      deadline?.timer.cancel();
+      unlink?.();
+      this.#active.delete(key);
+      metrics?.activeWorkers.dec();
+      metrics?.time.observe((this.#clock.now() - started) / 1000);
+    }
+    if (deadline?.fired !== undefined) {
+      // The framework's deadline passed: an error whatever the reconcile then returned.
+      metrics?.timeouts?.inc();
+      failure = { error: deadline.fired };
+    }
+    if (failure !== undefined) {
+      const err = failure.error;
+      if (deadline?.fired === undefined && workerSignal.aborted && isAbortError(err, signal)) {
         this.#logger.debug(`controller ${this.name}: reconcile of ${key} aborted by shutdown`);
         return;
       }
@@ -563,10 +690,6 @@ export class Controller {
       this.#requeue(key, { rateLimited: true }, priority);
       this.#report(err, key);
       return;
-    } finally {
-      this.#active.delete(key);
-      metrics?.activeWorkers.dec();
-      metrics?.time.observe((this.#clock.now() - started) / 1000);
     }
     if (result === undefined || result === null) {
       metrics?.total.success.inc();

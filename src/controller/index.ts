@@ -11,6 +11,7 @@ export {
   DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
   ControllerAlreadyRunningError,
   ControllerStartedError,
+  ReconcileTimeoutError,
   InvalidControllerOptionsError,
 } from './controller.js';
 export type {
