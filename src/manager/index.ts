@@ -10,6 +10,7 @@ export {
   DEFAULT_METRICS_BIND_ADDRESS,
   IN_CLUSTER_NAMESPACE_FILE,
   Manager,
+  RUNNABLE_GROUP_ORDER,
 } from './manager.js';
 export type {
   AddRunnableOptions,
@@ -18,6 +19,7 @@ export type {
   ManagerOptions,
   MetricsRegistry,
   Runnable,
+  RunnableGroupName,
 } from './manager.js';
 export {
   BindError,

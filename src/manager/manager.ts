@@ -8,39 +8,36 @@
  *   {@link DynamicSharedInformerFactory} (`manager.dynamicCache`) on one transport. Every
  *   informer made from them before or after `start()` is started by the manager.
  * - **Runnables**: controllers and anything with `start(signal)`, added with
- *   {@link Manager.add}. A runnable needs leader election unless it says otherwise
- *   (`needLeaderElection: false`); controllers need it by default; the cache, the probes
- *   and the metrics endpoint never do.
+ *   {@link Manager.add} into one of the runnable groups (see below). A runnable needs
+ *   leader election unless it says otherwise (`needLeaderElection: false`); controllers
+ *   need it by default; the cache, the probes and the metrics endpoint never do.
  * - **Leader election** (when `leaderElection` is given): a {@link LeaderElector} over a
  *   {@link LeaseLock}, releasing the lease on shutdown (`releaseOnCancel`, default true).
  *   Leader-only runnables start when this process becomes leader. When the lease is lost
- *   they are stopped, the manager shuts down, and `start()` rejects with
+ *   the manager shuts down without a grace period and `start()` rejects with
  *   {@link LeaderElectionLostError} so the process exits non-zero and restarts, as
- *   controller-runtime does; with `onLost: 'rejoin'` the manager instead goes back to the
- *   election and starts the leader-only runnables again when it leads again.
- * - **Probes** on `healthProbeBindAddress` (default `:8081`): `/healthz` (`ping`, and
- *   `leaderElection` — client-go's healthz adaptor with its tolerance), `/readyz`
- *   (`informer-sync`), plus checks added with {@link Manager.addHealthzCheck} and
- *   {@link Manager.addReadyzCheck}; `?verbose`, `?exclude=`, `/readyz/<name>`.
- * - **Metrics** on `metricsBindAddress` (default `:8080`): `/metrics` serves a prom-client
- *   registry (`metricsRegistry`, default prom-client's global registry). prom-client is an
- *   optional peer, loaded only when the endpoint is enabled.
+ *   controller-runtime does; with `onLost: 'rejoin'` the manager instead stops the
+ *   leader-only runnables, goes back to the election and starts them again when it leads again.
+ * - **Probes** on `healthProbeBindAddress` (default `:8081`, see `probe_server.ts`) and
+ *   **metrics** on `metricsBindAddress` (default `:8080`, see `metrics_server.ts`).
  *
- * Start and stop order: servers, caches (and the runnables that do not need leader
- * election), wait for the caches to sync, then the election and the leader-only
- * runnables. On shutdown (the signal aborts, SIGTERM/SIGINT when `start()` was given no
- * signal, a runnable fails, or leadership is lost): stop every runnable and wait for them
- * up to `gracefulShutdownTimeoutMs` (default 30 s; the runnables still running are logged
- * when it passes), release the lease, stop the caches, close the servers. `start()`
- * settles after all of that; nothing it started is left running, except a runnable that
- * ignored its signal past the timeout.
+ * Start and stop order is data: the runnable groups of {@link RUNNABLE_GROUP_ORDER}
+ * (`httpServers`, `webhooks`, `caches`, `others`, `leaderElection`) start in that order,
+ * each waiting for its runnables to be ready (the servers listen, the caches synced) before
+ * the next; the `leaderElection` group starts when this process leads. Shutdown (the signal
+ * aborts, SIGTERM/SIGINT when `start()` was given no signal, a runnable fails, or the lease
+ * is lost) stops the groups one after another in the reverse order, the runnables' groups
+ * within one deadline of `gracefulShutdownTimeoutMs` (default 30 s; what still runs when
+ * it passes is logged), the manager's own caches and servers always to the end; then it
+ * releases the lease, flushes and closes the event recorder, and closes the transport.
+ * `start()` settles after all of that; nothing it started is left running, except a
+ * runnable that ignored its signal past the deadline.
  *
  * @module
  */
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { leases } from '../client/builtins.js';
 import type { KubeConfigLike, TransportOptions } from '../client/transport.js';
@@ -58,20 +55,26 @@ import type { LeaderElectionMetricsProvider } from '../leaderelection/metrics.js
 import { LeadershipLostError } from '../leaderelection/errors.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
-import { errorMessage, isAbortError } from '../util/errors.js';
+import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import {
+  BindError,
   InvalidManagerOptionsError,
   LeaderElectionLostError,
   ManagerAlreadyStartedError,
   ManagerStoppingError,
   RunnableFailedError,
 } from './errors.js';
-import { HealthCheckSet, ping, send } from './healthz.js';
+import { HealthCheckSet, ping } from './healthz.js';
 import type { HealthCheck } from './healthz.js';
-import { HttpServer, parseBindAddress } from './servers.js';
-import type { BindAddress } from './servers.js';
+import { metricsServer } from './metrics_server.js';
+import type { MetricsRegistry } from './metrics_server.js';
+import { healthProbeServer } from './probe_server.js';
+import { RUNNABLE_GROUP_ORDER, RunnableGroup } from './runnable_group.js';
+import type { GroupRunnable, RunnableGroupName } from './runnable_group.js';
+import { parseBindAddress } from './servers.js';
+import type { ServerRunnable } from './servers.js';
 import { setupSignalHandler } from './signals.js';
 import { EventBroadcaster } from '../record/event_broadcaster.js';
 import type { EventBroadcasterOptions } from '../record/event_broadcaster.js';
@@ -80,6 +83,10 @@ import { CachedClient } from './cached_client.js';
 import type { CacheHost } from './cached_client.js';
 import { MultiNamespaceInformer, validateNamespaces } from './multi_namespace.js';
 import type { CacheInformer } from './multi_namespace.js';
+
+export type { MetricsRegistry } from './metrics_server.js';
+export type { RunnableGroupName } from './runnable_group.js';
+export { RUNNABLE_GROUP_ORDER } from './runnable_group.js';
 
 /** controller-runtime's default health probe address. */
 export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ':8081';
@@ -101,24 +108,31 @@ export interface Runnable {
    * treats runnables that do not say). Caches, probes and metrics servers: false.
    */
   readonly needLeaderElection?: boolean;
+  /**
+   * The group it runs in (see {@link RUNNABLE_GROUP_ORDER}). Default: `leaderElection`
+   * when it needs leader election, else `others`. A webhook server declares `'webhooks'`
+   * so that it serves before the caches start; a server that must answer before anything
+   * else starts, `'httpServers'`.
+   */
+  readonly group?: RunnableGroupName;
   /** Run until `signal` aborts. */
   start(signal: AbortSignal): void | Promise<void>;
+  /**
+   * Resolves once the runnable is ready (e.g. listening); the manager starts the next group
+   * only when every runnable of this one is ready. Rejecting fails the manager. Absent:
+   * ready as soon as it started.
+   */
+  ready?(signal: AbortSignal): void | Promise<void>;
 }
 
 /** Options of {@link Manager.add}. */
 export interface AddRunnableOptions {
   /** Overrides the runnable's own `needLeaderElection` (controllers: default true). */
   needLeaderElection?: boolean;
+  /** Overrides the runnable's own `group` (see {@link Runnable.group}). */
+  group?: RunnableGroupName;
   /** Overrides the runnable's name in logs. */
   name?: string;
-}
-
-/** A prom-client `Registry`, or anything that renders the text exposition format. */
-export interface MetricsRegistry {
-  /** The exposition text. */
-  metrics(): Promise<string> | string;
-  /** Its Content-Type header. */
-  readonly contentType: string;
 }
 
 /** Leader election of a {@link Manager} (controller-runtime's `LeaderElection*` options). */
@@ -213,11 +227,49 @@ export interface ManagerOptions {
   eventFlushTimeoutMs?: number;
 }
 
-interface Entry {
-  readonly name: string;
-  readonly needLeaderElection: boolean;
-  readonly start: (signal: AbortSignal) => void | Promise<void>;
-  readonly controller: Controller | undefined;
+/** How the manager names and stops each group. */
+interface GroupPolicy {
+  /** In the shutdown log lines: `manager: stopping <label>`. */
+  readonly label: string;
+  /**
+   * Whether shutdown stops waiting for it at the graceful deadline. The manager's own
+   * servers and caches always settle, and are waited for to the end.
+   */
+  readonly bounded: boolean;
+}
+
+const GROUP_POLICY: Readonly<Record<RunnableGroupName, GroupPolicy>> = {
+  httpServers: { label: 'servers', bounded: false },
+  webhooks: { label: 'webhooks', bounded: true },
+  caches: { label: 'caches', bounded: false },
+  others: { label: 'runnables without leader election', bounded: true },
+  leaderElection: { label: 'leader-election runnables', bounded: true },
+};
+
+function groupFor(
+  name: string,
+  group: RunnableGroupName | undefined,
+  needLeaderElection: boolean | undefined,
+): RunnableGroupName {
+  if (group === undefined) return (needLeaderElection ?? true) ? 'leaderElection' : 'others';
+  if (!RUNNABLE_GROUP_ORDER.includes(group)) {
+    throw new InvalidManagerOptionsError(
+      `runnable ${name}: group ${JSON.stringify(group)} is not one of ${RUNNABLE_GROUP_ORDER.join(', ')}`,
+    );
+  }
+  if (needLeaderElection !== undefined && needLeaderElection !== (group === 'leaderElection')) {
+    throw new InvalidManagerOptionsError(
+      `runnable ${name}: needLeaderElection ${String(needLeaderElection)} contradicts group ${group} (only the leaderElection group runs under the lease)`,
+    );
+  }
+  return group;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
 }
 
 interface Deferred<T> {
@@ -282,25 +334,24 @@ export class Manager {
   readonly #ownsTransport: boolean;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #gracefulMs: number;
-  readonly #probeBind: BindAddress | undefined;
-  readonly #metricsBind: BindAddress | undefined;
+  /** The grace period of the shutdown; set to 0 when the lease is lost. */
+  #gracefulMs: number;
   readonly #lock: LeaseLock | undefined;
-  readonly #entries: Entry[] = [];
+  /** The groups; `leaderElection` is replaced by a new group on each term under 'rejoin'. */
+  readonly #groups: Record<RunnableGroupName, RunnableGroup>;
+  /** Every leader-election runnable, to fill the group of a new term. */
+  readonly #leaderRunnables: GroupRunnable[] = [];
+  readonly #probeServer: ServerRunnable | undefined;
+  readonly #metricsServer: ServerRunnable | undefined;
   #events: EventBroadcaster | undefined;
-  readonly #running = new Map<string, Promise<void>>();
   readonly #serving = deferred<void>();
   readonly #elected = deferred<void>();
-  #probeServer: HttpServer | undefined;
-  #metricsServer: HttpServer | undefined;
   #state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
   #stop: AbortController | undefined;
-  #leadSignal: AbortSignal | undefined;
-  #leaderRunnables: Promise<void>[] = [];
   #failure: Error | undefined;
-  #cachesStarted = false;
   #lostCause: unknown;
-  #cacheStop: AbortController | undefined;
+  /** The cache runnable's signal while the caches run (undefined before start). */
+  #cacheSignal: AbortSignal | undefined;
   #namespaces: string[] | undefined;
   #unnamed = 0;
 
@@ -325,11 +376,11 @@ export class Manager {
       );
     }
     this.#gracefulMs = graceful;
-    this.#probeBind = parseBindAddress(
+    const probeBind = parseBindAddress(
       'healthProbeBindAddress',
       options.healthProbeBindAddress ?? DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
     );
-    this.#metricsBind = parseBindAddress(
+    const metricsBind = parseBindAddress(
       'metricsBindAddress',
       options.metricsBindAddress ?? DEFAULT_METRICS_BIND_ADDRESS,
     );
@@ -357,6 +408,28 @@ export class Manager {
 
     this.healthz.add('ping', ping);
     this.readyz.add('informer-sync', () => this.#checkCachesSynced());
+
+    const groups: Partial<Record<RunnableGroupName, RunnableGroup>> = {};
+    for (const name of RUNNABLE_GROUP_ORDER) groups[name] = this.#newGroup(name);
+    this.#groups = groups as Record<RunnableGroupName, RunnableGroup>;
+    if (probeBind !== undefined) {
+      this.#probeServer = healthProbeServer({
+        bind: probeBind,
+        healthz: this.healthz,
+        readyz: this.readyz,
+        logger: this.#logger,
+      });
+      this.#groups.httpServers.add(this.#probeServer);
+    }
+    if (metricsBind !== undefined) {
+      this.#metricsServer = metricsServer({
+        bind: metricsBind,
+        registry: options.metricsRegistry,
+        logger: this.#logger,
+      });
+      this.#groups.httpServers.add(this.#metricsServer);
+    }
+    this.#groups.caches.add(this.#cacheRunnable());
 
     const le = options.leaderElection;
     if (le !== undefined) {
@@ -427,6 +500,17 @@ export class Manager {
   }
 
   /**
+   * The names of the runnables in each group, in start order (shutdown runs it backwards);
+   * for logs and tests. A group that is running lists what still runs.
+   */
+  runnableGroups(): { group: RunnableGroupName; runnables: string[] }[] {
+    return RUNNABLE_GROUP_ORDER.map((group) => ({
+      group,
+      runnables: this.#groups[group].names(),
+    }));
+  }
+
+  /**
    * Resolves once the probe and metrics servers listen (read their addresses then);
    * rejects with `BindError` when one could not bind.
    */
@@ -443,40 +527,49 @@ export class Manager {
   }
 
   /**
-   * Add a controller or another runnable. A {@link Controller} runs with the manager's
-   * graceful shutdown timeout and needs leader election unless `needLeaderElection: false`.
-   * Added after `start()`, it starts at once (leader-only ones once leading).
+   * Add a controller or another runnable to its group: `leaderElection` when it needs
+   * leader election (controllers by default), `others` when not, or the group it names
+   * (`group`, e.g. `'webhooks'` for a webhook server). Added after `start()`, it starts at
+   * once if its group started (leader-only ones once leading).
    *
    * @throws {@link ManagerStoppingError} once shutdown began.
    * @throws {@link InvalidManagerOptionsError} for a Controller under `onLost: 'rejoin'`
-   * (a Controller runs once), or a value that is neither.
+   * (a Controller runs once), a group that contradicts `needLeaderElection`, or a value
+   * that is neither a Controller nor a runnable.
    */
   add(runnable: Runnable | Controller, options: AddRunnableOptions = {}): this {
-    let entry: Entry;
+    let member: GroupRunnable;
+    let group: RunnableGroupName;
     if (runnable instanceof Controller) {
-      const needLeaderElection = options.needLeaderElection ?? true;
-      if (needLeaderElection && this.#options.leaderElection?.onLost === 'rejoin') {
+      const name = options.name ?? `controller/${runnable.name}`;
+      group = groupFor(name, options.group, options.needLeaderElection);
+      if (group === 'leaderElection' && this.#options.leaderElection?.onLost === 'rejoin') {
         throw new InvalidManagerOptionsError(
           `controller ${runnable.name}: with leaderElection.onLost 'rejoin' leader-only runnables restart on each term, and a Controller runs once; add a runnable whose start() creates and runs a new Controller`,
         );
       }
-      const gracefulShutdownTimeoutMs = this.#gracefulMs;
-      entry = {
-        name: options.name ?? `controller/${runnable.name}`,
-        needLeaderElection,
-        start: (signal) => runnable.run(signal, { gracefulShutdownTimeoutMs }),
-        controller: runnable,
+      member = {
+        name,
+        start: (signal) => runnable.run(signal, { gracefulShutdownTimeoutMs: this.#gracefulMs }),
+        activeWork: () => runnable.activeKeys(),
       };
     } else if (
       runnable !== null &&
       typeof runnable === 'object' &&
       typeof runnable.start === 'function'
     ) {
-      entry = {
-        name: options.name ?? runnable.name ?? `runnable-${++this.#unnamed}`,
-        needLeaderElection: options.needLeaderElection ?? runnable.needLeaderElection ?? true,
+      const name = options.name ?? runnable.name ?? `runnable-${++this.#unnamed}`;
+      group = groupFor(
+        name,
+        options.group ?? runnable.group,
+        options.needLeaderElection ?? runnable.needLeaderElection,
+      );
+      member = {
+        name,
         start: (signal) => runnable.start(signal),
-        controller: undefined,
+        ...(typeof runnable.ready === 'function'
+          ? { ready: (signal: AbortSignal) => runnable.ready?.(signal) }
+          : {}),
       };
     } else {
       throw new InvalidManagerOptionsError(
@@ -484,16 +577,12 @@ export class Manager {
       );
     }
     if (this.#state === 'stopping' || this.#state === 'stopped') {
-      throw new ManagerStoppingError(entry.name);
+      throw new ManagerStoppingError(member.name);
     }
-    this.#entries.push(entry);
-    if (this.#state === 'running' && this.#stop !== undefined) {
-      this.startInformers();
-      if (!entry.needLeaderElection) void this.#runEntry(entry, this.#stop.signal);
-      else if (this.#leadSignal !== undefined && !this.#leadSignal.aborted) {
-        this.#leaderRunnables.push(this.#runEntry(entry, this.#leadSignal));
-      }
-    }
+    if (group === 'leaderElection') this.#leaderRunnables.push(member);
+    const target = this.#groups[group];
+    if (!target.stopped) target.add(member);
+    if (this.#state === 'running') this.startInformers();
     return this;
   }
 
@@ -551,12 +640,12 @@ export class Manager {
     const host: CacheHost = {
       informer: (r) => this.informer(r),
       ensureInformersRunning: () => {
-        const stop = this.#cacheStop;
-        if (!this.#cachesStarted || stop === undefined || stop.signal.aborted) return false;
+        const signal = this.#cacheSignal;
+        if (signal === undefined || signal.aborted) return false;
         this.startInformers();
         return true;
       },
-      cacheSignal: () => this.#cacheStop?.signal,
+      cacheSignal: () => this.#cacheSignal,
       clock: this.#clock,
     };
     return new CachedClient(host, resource, new ResourceClient(this.transport, resource));
@@ -568,10 +657,10 @@ export class Manager {
    * informer). Does nothing before `start()` or after shutdown began.
    */
   startInformers(): void {
-    const stop = this.#cacheStop;
-    if (stop === undefined || stop.signal.aborted || !this.#cachesStarted) return;
-    this.cache.start(stop.signal);
-    this.dynamicCache.start(stop.signal);
+    const signal = this.#cacheSignal;
+    if (signal === undefined || signal.aborted) return;
+    this.cache.start(signal);
+    this.dynamicCache.start(signal);
   }
 
   /**
@@ -617,72 +706,82 @@ export class Manager {
     };
     if (outer.aborted) stop.abort(outer.reason);
     else outer.addEventListener('abort', onAbort, { once: true });
-    const cacheStop = new AbortController();
-    this.#cacheStop = cacheStop;
+    // The elector runs until every group stopped: the lease is held while they stop.
+    const electorStop = new AbortController();
     let electorDone: Promise<void> | undefined;
     try {
       this.#logger.info(
         `manager: starting (API server ${this.transport.server}${this.#lock !== undefined ? `, leader election on lease ${this.#lock.describe()} as ${this.#lock.identity}` : ', no leader election'})`,
       );
-      try {
-        await this.#startServers();
-        this.#serving.resolve();
-      } catch (err) {
-        this.#serving.reject(err);
-        throw err;
-      }
-      this.#state = 'running';
-      this.#logger.info('manager: starting caches');
-      this.#cachesStarted = true;
-      this.startInformers();
-      for (const entry of this.#entries) {
-        if (!entry.needLeaderElection) void this.#runEntry(entry, stop.signal);
-      }
-      const synced = await this.cache.waitForCacheSync(stop.signal);
-      const dynSynced = await this.dynamicCache.waitForCacheSync(stop.signal);
-      if (!stop.signal.aborted) {
-        this.#logger.info(
-          `manager: caches synced (${[...synced.keys(), ...dynSynced.keys()].join(', ') || 'no informers yet'})`,
-        );
-        if (this.elector !== undefined) {
-          electorDone = this.#elect(stop);
-        } else {
-          this.#elected.resolve();
-          this.#leadSignal = stop.signal;
-          this.#leaderRunnables = this.#entries
-            .filter((e) => e.needLeaderElection)
-            .map((e) => this.#runEntry(e, stop.signal));
+      for (const name of RUNNABLE_GROUP_ORDER) {
+        if (stop.signal.aborted) break;
+        if (name === 'leaderElection' && this.elector !== undefined) {
+          electorDone = this.#elect(electorStop.signal);
+          break;
+        }
+        if (name === 'caches') this.#logger.info('manager: starting caches');
+        if (name === 'leaderElection') this.#elected.resolve();
+        await this.#groups[name].start(stop.signal);
+        if (name === 'httpServers') {
+          if (this.#failure !== undefined) this.#serving.reject(this.#failure);
+          else this.#serving.resolve();
+          this.#state = 'running';
         }
       }
-      await new Promise<void>((resolve) => {
-        if (stop.signal.aborted) resolve();
-        else stop.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await aborted(stop.signal);
     } finally {
       outer.removeEventListener('abort', onAbort);
       if (!stop.signal.aborted) stop.abort(this.#failure);
-      await this.#shutdown(electorDone, cacheStop);
+      this.#serving.resolve();
+      await this.#shutdown(electorStop, electorDone);
       handler?.dispose();
     }
     if (this.#failure !== undefined) throw this.#failure;
   }
 
-  /** Take part in the election until `stop` aborts; with 'error', a lost lease fails the manager. */
-  async #elect(stop: AbortController): Promise<void> {
+  #newGroup(name: RunnableGroupName): RunnableGroup {
+    return new RunnableGroup({
+      name,
+      logger: this.#logger,
+      onError: (runnable, err) =>
+        this.#fail(err instanceof BindError ? err : new RunnableFailedError(runnable, err)),
+    });
+  }
+
+  /** The caches as a runnable: informers start with it, it is ready once they synced. */
+  #cacheRunnable(): GroupRunnable {
+    return {
+      name: 'cache',
+      start: async (signal) => {
+        this.#cacheSignal = signal;
+        this.startInformers();
+        await aborted(signal);
+        await Promise.all([this.cache.shutdown(), this.dynamicCache.shutdown()]);
+      },
+      ready: async (signal) => {
+        const synced = await this.cache.waitForCacheSync(signal);
+        const dynSynced = await this.dynamicCache.waitForCacheSync(signal);
+        if (signal.aborted) return;
+        this.#logger.info(
+          `manager: caches synced (${[...synced.keys(), ...dynSynced.keys()].join(', ') || 'no informers yet'})`,
+        );
+      },
+    };
+  }
+
+  /** Take part in the election until `signal` aborts; with 'error', a lost lease fails the manager. */
+  async #elect(signal: AbortSignal): Promise<void> {
     const elector = this.elector!;
     for (;;) {
       try {
-        await elector.run(stop.signal);
+        await elector.run(signal);
       } catch (err) {
         this.#fail(new RunnableFailedError('leader election', err));
         return;
       }
-      if (stop.signal.aborted) return;
+      if (signal.aborted || this.#stop?.signal.aborted === true) return;
       const lease = this.#lock!.describe();
       if ((this.#options.leaderElection?.onLost ?? 'error') === 'error') {
-        this.#logger.error(
-          `manager: leader election lost on lease ${lease}; stopping every runnable and exiting`,
-        );
         this.#fail(new LeaderElectionLostError(lease, this.#lock!.identity, this.#lostCause));
         return;
       }
@@ -690,51 +789,48 @@ export class Manager {
     }
   }
 
-  /** onStartedLeading: run the leader-only runnables until leadership ends. */
+  /**
+   * onStartedLeading: start this term's leader-election group; when the term ends because
+   * the lease was lost, either fail the manager with no grace period ('error') or stop the
+   * group and return to the election ('rejoin'). When the term ends because the manager
+   * stops, the shutdown stops the group in its turn.
+   */
   async #lead(signal: AbortSignal): Promise<void> {
+    if (this.#state !== 'running' || this.#stop?.signal.aborted !== false) return;
     this.#logger.info(
       `manager: became leader of lease ${this.#lock?.describe() ?? ''}; starting leader-only runnables`,
     );
+    let group = this.#groups.leaderElection;
+    if (group.started) {
+      group = this.#newGroup('leaderElection');
+      for (const r of this.#leaderRunnables) group.add(r);
+      this.#groups.leaderElection = group;
+    }
+    const started = group.start(signal);
     this.#elected.resolve();
-    this.#leadSignal = signal;
-    this.#leaderRunnables = this.#entries
-      .filter((e) => e.needLeaderElection)
-      .map((e) => this.#runEntry(e, signal));
-    await new Promise<void>((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    if (signal.reason instanceof LeadershipLostError && signal.reason.reason !== 'cancelled') {
-      this.#lostCause = signal.reason;
+    await started;
+    await aborted(signal);
+    const reason: unknown = signal.reason;
+    if (!(reason instanceof LeadershipLostError) || reason.reason === 'cancelled') return;
+    this.#lostCause = reason;
+    const lease = this.#lock!.describe();
+    if ((this.#options.leaderElection?.onLost ?? 'error') === 'error') {
+      this.#logger.error(
+        `manager: leader election lost on lease ${lease}; stopping every runnable and exiting`,
+      );
+      // As controller-runtime: a lost lease skips the graceful shutdown, since another
+      // replica may already be leading.
+      this.#gracefulMs = 0;
+      this.#fail(new LeaderElectionLostError(lease, this.#lock!.identity, reason));
+      return;
     }
     this.#logger.info(
-      `manager: leadership ended (${errorMessage(signal.reason)}); stopping leader-only runnables`,
+      `manager: leadership ended (${errorMessage(reason)}); stopping leader-only runnables`,
     );
-    // Wait for them (bounded): until then the lease is not released.
-    const all = Promise.all(this.#leaderRunnables).then(() => true);
-    const finished = await this.#within(all, this.#gracefulMs);
-    if (!finished) this.#logStillRunning('leader-only runnables');
-    this.#leadSignal = undefined;
-  }
-
-  #runEntry(entry: Entry, signal: AbortSignal): Promise<void> {
-    this.#logger.info(`manager: starting ${entry.name}`);
-    let key = entry.name;
-    for (let i = 2; this.#running.has(key); i++) key = `${entry.name}#${i}`;
-    const promise = (async () => {
-      try {
-        await entry.start(signal);
-        this.#logger.info(`manager: ${entry.name} stopped`);
-      } catch (err) {
-        if (signal.aborted && isAbortError(err, signal)) return;
-        this.#logger.error(`manager: ${entry.name} failed: ${errorMessage(err)}`, { error: err });
-        this.#fail(new RunnableFailedError(entry.name, err));
-      } finally {
-        this.#running.delete(key);
-      }
-    })();
-    this.#running.set(key, promise);
-    return promise;
+    const deadline = this.#deadline(this.#gracefulMs);
+    const finished = await group.stopAndWait(deadline.signal, reason);
+    deadline.cancel();
+    if (!finished) this.#logStillRunning(GROUP_POLICY.leaderElection.label, group.running());
   }
 
   #fail(err: Error): void {
@@ -742,84 +838,87 @@ export class Manager {
     this.#stop?.abort(err);
   }
 
+  /** A signal that aborts after `ms` (at once for 0, never for a negative or infinite ms). */
+  #deadline(ms: number): { signal: AbortSignal; cancel(): void } {
+    const controller = new AbortController();
+    let timer: Timer | undefined;
+    if (ms === 0) controller.abort();
+    else if (ms > 0 && ms !== Infinity) {
+      timer = this.#clock.setTimeout(() => controller.abort(), ms);
+    }
+    return { signal: controller.signal, cancel: () => timer?.cancel() };
+  }
+
   async #shutdown(
+    electorStop: AbortController,
     electorDone: Promise<void> | undefined,
-    cacheStop: AbortController,
   ): Promise<void> {
     this.#state = 'stopping';
     const started = this.#clock.now();
-    const count = this.#running.size;
+    const grace = this.#gracefulMs;
+    const reason: unknown = this.#stop?.signal.reason;
+    const count = RUNNABLE_GROUP_ORDER.reduce((n, g) => n + this.#groups[g].size, 0);
     this.#logger.info(
-      `manager: stopping ${count} runnable(s); waiting up to ${this.#gracefulMs < 0 ? 'no limit' : `${this.#gracefulMs} ms`}`,
+      `manager: stopping ${count} runnable(s) group by group; waiting up to ${grace < 0 ? 'no limit' : `${grace} ms`}`,
     );
-    const all = (async (): Promise<boolean> => {
-      while (this.#running.size > 0) await Promise.all([...this.#running.values()]);
-      if (electorDone !== undefined) await electorDone;
-      return true;
-    })();
-    const finished = await this.#within(all, this.#gracefulMs);
-    if (finished) {
-      this.#logger.info(
-        `manager: every runnable stopped in ${this.#clock.now() - started} ms` +
-          (this.#lock !== undefined
-            ? `; leader lease ${this.#lock.describe()} ${(this.#options.leaderElection?.releaseOnCancel ?? true) ? 'released' : 'left to expire'}`
-            : ''),
-      );
-    } else {
-      this.#logStillRunning('runnables');
-      all.catch(() => {});
+    const deadline = this.#deadline(grace);
+    let everyRunnableStopped = true;
+    for (const name of [...RUNNABLE_GROUP_ORDER].reverse()) {
+      const group = this.#groups[name];
+      const { label, bounded } = GROUP_POLICY[name];
+      if (group.size === 0) {
+        void group.stopAndWait();
+        continue;
+      }
+      this.#logger.info(`manager: stopping ${label}`);
+      const stopped = await group.stopAndWait(bounded ? deadline.signal : undefined, reason);
+      if (stopped) {
+        this.#logger.info(`manager: ${label} stopped`);
+      } else {
+        everyRunnableStopped = false;
+        this.#logStillRunning(label, group.running());
+      }
+    }
+    deadline.cancel();
+    if (everyRunnableStopped) {
+      this.#logger.info(`manager: every runnable stopped in ${this.#clock.now() - started} ms`);
+    }
+    electorStop.abort(reason);
+    if (electorDone !== undefined) {
+      await electorDone;
+      const lease = this.#lock!.describe();
+      const released =
+        this.#lostCause !== undefined
+          ? 'lost, not released'
+          : (this.#options.leaderElection?.releaseOnCancel ?? true)
+            ? 'released'
+            : 'left to expire';
+      this.#logger.info(`manager: leader lease ${lease} ${released}`);
     }
     const events = this.#events;
     if (events !== undefined) {
-      const flush = new AbortController();
-      const timer = this.#clock.setTimeout(
-        () => flush.abort(),
-        this.#options.eventFlushTimeoutMs ?? 5000,
-      );
+      const flush = this.#deadline(this.#options.eventFlushTimeoutMs ?? 5000);
       await events.close(flush.signal);
-      timer.cancel();
+      flush.cancel();
       if (events.dropped > 0) {
         this.#logger.warn(`manager: ${events.dropped} event(s) were dropped, not written`);
       }
     }
-    this.#logger.info('manager: stopping caches');
-    cacheStop.abort();
-    await Promise.all([this.cache.shutdown(), this.dynamicCache.shutdown()]);
-    this.#logger.info('manager: caches stopped; closing servers');
-    await Promise.all([this.#probeServer?.close(), this.#metricsServer?.close()]);
     if (this.#ownsTransport) this.transport.close();
     this.#state = 'stopped';
     this.#logger.info('manager: stopped');
   }
 
-  #logStillRunning(what: string): void {
-    const names = [...this.#running.keys()].map((name) => {
-      const entry = this.#entries.find((e) => e.name === name.replace(/#\d+$/, ''));
-      const keys = entry?.controller?.activeKeys() ?? [];
-      return keys.length > 0 ? `${name} (reconciling ${keys.join(', ')})` : name;
-    });
-    this.#logger.warn(
-      `manager: graceful shutdown timed out after ${this.#gracefulMs} ms; ${what} still running: ${names.join(', ') || 'none'}`,
-      { running: names },
-    );
-  }
-
-  /** Resolves true when `p` settles within `ms` (negative: no limit), else false. */
-  async #within(p: Promise<boolean>, ms: number): Promise<boolean> {
-    if (ms < 0 || ms === Infinity) return p;
-    let timer: Timer | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = this.#clock.setTimeout(() => resolve(false), ms);
-    });
-    try {
-      return await Promise.race([p, timeout]);
-    } finally {
-      timer?.cancel();
-    }
+  #logStillRunning(label: string, names: string[]): void {
+    const message =
+      this.#gracefulMs === 0
+        ? `manager: shutdown does not wait (grace period 0); ${label} still running: ${names.join(', ') || 'none'}`
+        : `manager: graceful shutdown timed out after ${this.#gracefulMs} ms; ${label} still running: ${names.join(', ') || 'none'}`;
+    this.#logger.warn(message, { running: names });
   }
 
   #checkCachesSynced(): Error | undefined {
-    if (!this.#cachesStarted) return new Error('the caches have not been started');
+    if (this.#cacheSignal === undefined) return new Error('the caches have not been started');
     const unsynced: string[] = [];
     for (const [key, informer] of this.cache.informers()) {
       if (!informer.hasSynced()) unsynced.push(key);
@@ -830,72 +929,5 @@ export class Manager {
     return unsynced.length > 0
       ? new Error(`informers not synced: ${unsynced.join(', ')}`)
       : undefined;
-  }
-
-  async #startServers(): Promise<void> {
-    if (this.#probeBind !== undefined) {
-      this.#probeServer = await HttpServer.listen('health probe', this.#probeBind, (req, res) =>
-        this.#serveProbes(req, res),
-      );
-      this.#logger.info(
-        `manager: serving health probes at ${this.#probeServer.url} (/healthz, /readyz)`,
-      );
-    }
-    if (this.#metricsBind !== undefined) {
-      const registry = await this.#metricsRegistry();
-      if (registry !== undefined) {
-        try {
-          this.#metricsServer = await HttpServer.listen('metrics', this.#metricsBind, (req, res) =>
-            this.#serveMetrics(registry, req, res),
-          );
-        } catch (err) {
-          await this.#probeServer?.close();
-          throw err;
-        }
-        this.#logger.info(`manager: serving metrics at ${this.#metricsServer.url}/metrics`);
-      }
-    }
-  }
-
-  async #metricsRegistry(): Promise<MetricsRegistry | undefined> {
-    if (this.#options.metricsRegistry !== undefined) return this.#options.metricsRegistry;
-    try {
-      const prom = await import('prom-client');
-      return prom.register;
-    } catch (err) {
-      this.#logger.warn(
-        `manager: the metrics endpoint is disabled: prom-client could not be loaded (${errorMessage(err)}); install prom-client or set metricsBindAddress: '0'`,
-      );
-      return undefined;
-    }
-  }
-
-  async #serveProbes(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://probe');
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(res, 405, 'method not allowed\n');
-      return;
-    }
-    if (await this.healthz.handle(req, res, url, this.#logger)) return;
-    if (await this.readyz.handle(req, res, url, this.#logger)) return;
-    send(res, 404, '404 page not found\n');
-  }
-
-  async #serveMetrics(
-    registry: MetricsRegistry,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://metrics');
-    if (url.pathname !== '/metrics') {
-      send(res, 404, '404 page not found\n');
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(res, 405, 'method not allowed\n');
-      return;
-    }
-    const text = await registry.metrics();
-    send(res, 200, text, registry.contentType);
   }
 }

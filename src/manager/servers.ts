@@ -1,13 +1,19 @@
 /**
- * The manager's HTTP servers: parsing Go-style bind addresses and serving a handler until
- * closed, with no socket left behind.
+ * The manager's HTTP servers: parsing Go-style bind addresses, serving a handler until
+ * closed with no socket left behind, and {@link ServerRunnable}, a server as a runnable of
+ * the Manager's `httpServers` group (ready once it listens).
  *
  * @module
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from '../util/logger.js';
 import { BindError, InvalidManagerOptionsError } from './errors.js';
+import type { GroupRunnable } from './runnable_group.js';
+
+/** An HTTP request handler; a rejection answers 500. */
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /** Where a server listens, parsed from `host:port`. `host` undefined = every interface. */
 export interface BindAddress {
@@ -62,7 +68,7 @@ export class HttpServer {
   static async listen(
     what: string,
     bind: BindAddress,
-    handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+    handler: RequestHandler,
   ): Promise<HttpServer> {
     const server = createServer((req, res) => {
       handler(req, res).catch((err: unknown) => {
@@ -107,5 +113,84 @@ export class HttpServer {
       this.#server.close(() => resolve());
       this.#server.closeAllConnections();
     });
+  }
+}
+
+/** Options of a {@link ServerRunnable}. */
+export interface ServerRunnableOptions {
+  /** The name in logs and errors (`health probe`, `metrics`). */
+  readonly what: string;
+  /** Where it listens. */
+  readonly bind: BindAddress;
+  /** Where it logs the address it serves at. */
+  readonly logger: Logger;
+  /**
+   * Builds the handler when the server starts; undefined means the server is disabled after
+   * all (e.g. prom-client could not be loaded), and the runnable is done at once.
+   */
+  readonly handler: () => Promise<RequestHandler | undefined> | RequestHandler | undefined;
+  /** The log line: `manager: serving <label> at <url><serves>` (label default: `what`). */
+  readonly label?: string;
+  /** See `label` (e.g. ` (/healthz, /readyz)` or `/metrics`). */
+  readonly serves?: string;
+}
+
+/**
+ * An HTTP server as a runnable: listens when started (ready then; a failure to bind fails
+ * it with {@link BindError}), serves until its signal aborts, then closes every connection.
+ */
+export class ServerRunnable implements GroupRunnable {
+  /** `<what> server`. */
+  readonly name: string;
+  readonly #options: ServerRunnableOptions;
+  #server: HttpServer | undefined;
+  readonly #listening: Promise<void>;
+  #resolveListening!: () => void;
+  #rejectListening!: (err: unknown) => void;
+
+  constructor(options: ServerRunnableOptions) {
+    this.#options = options;
+    this.name = `${options.what} server`;
+    this.#listening = new Promise<void>((resolve, reject) => {
+      this.#resolveListening = resolve;
+      this.#rejectListening = reject;
+    });
+    this.#listening.catch(() => {});
+  }
+
+  /** The bound address once listening; undefined before, when disabled, or after a failure. */
+  get address(): AddressInfo | undefined {
+    return this.#server?.address;
+  }
+
+  /** Listen, serve until `signal` aborts, close. */
+  async start(signal: AbortSignal): Promise<void> {
+    const { what, bind, logger } = this.#options;
+    let handler: RequestHandler | undefined;
+    try {
+      handler = signal.aborted ? undefined : await this.#options.handler();
+      if (handler === undefined || signal.aborted) {
+        this.#resolveListening();
+        return;
+      }
+      this.#server = await HttpServer.listen(what, bind, handler);
+    } catch (err) {
+      this.#rejectListening(err);
+      throw err;
+    }
+    logger.info(
+      `manager: serving ${this.#options.label ?? what} at ${this.#server.url}${this.#options.serves ?? ''}`,
+    );
+    this.#resolveListening();
+    await new Promise<void>((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await this.#server.close();
+  }
+
+  /** Resolves once listening (or disabled); rejects with the failure to listen. */
+  ready(): Promise<void> {
+    return this.#listening;
   }
 }

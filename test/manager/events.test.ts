@@ -59,7 +59,9 @@ describe('Manager.eventRecorderFor', () => {
         }),
     });
     const done = manager.start(stop.signal);
-    await manager.serving();
+    // Every group has started once elected() resolves (no leader election: after the
+    // caches synced and the runnables without leader election started).
+    await manager.elected();
     stop.abort();
     await done;
     const events = server

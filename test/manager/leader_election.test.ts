@@ -249,8 +249,9 @@ describe('Manager leader election', () => {
     assert.match(warn, /still running: stubborn/);
     const order = [
       'timed out after 50 ms',
-      'stopping caches',
-      'caches stopped; closing servers',
+      'manager: stopping caches',
+      'manager: caches stopped',
+      'manager: servers stopped',
       'manager: stopped',
     ].map((t) => lines.findIndex((l) => l.includes(t)));
     assert.ok(

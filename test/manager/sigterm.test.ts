@@ -1,5 +1,5 @@
 // SIGTERM to an operator process: the manager (started without a signal) shuts down in
-// order — runnables, lease release, caches, servers — and exits 0; the other replica takes
+// order — runnables, caches, servers, then the lease release — and exits 0; the other replica takes
 // the lease over at once instead of waiting out the lease duration.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,7 +27,7 @@ describe('Manager and SIGTERM', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('SIGTERM stops the runnables, releases the lease, stops caches and servers in that order, exits 0, and the other replica takes over at once', async () => {
+  test('SIGTERM stops the runnables, the caches and the servers, then releases the lease, in that order, exits 0, and the other replica takes over at once', async () => {
     const kubeconfig = join(dir, 'kubeconfig');
     // The in-process KubeConfig (it allows plain http to the loopback server), as a file.
     await writeFile(kubeconfig, server.kubeConfig().exportConfig());
@@ -85,9 +85,11 @@ describe('Manager and SIGTERM', () => {
       'worker: finishing its last item',
       'worker: done',
       'manager: worker stopped',
-      'leader lease default/sigterm released',
       'manager: stopping caches',
-      'caches stopped; closing servers',
+      'manager: caches stopped',
+      'manager: stopping servers',
+      'manager: servers stopped',
+      'manager: leader lease default/sigterm released',
       'manager: stopped',
     ];
     const at = steps.map((s) => stderr.indexOf(s));
