@@ -120,6 +120,11 @@ export interface AddEventHandlerOptions {
   resyncPeriodMs?: number;
   /** Name of the handler in logs and in `onHandlerError`. */
   name?: string;
+  /**
+   * Where this handler's messages go — its failures and the resync clamping warnings
+   * (client-go 1.33 `HandlerOptions.Logger`); default the informer's logger.
+   */
+  logger?: Logger;
 }
 
 /** The handle of one added handler. */
@@ -366,18 +371,19 @@ export class SharedIndexInformer<T extends KubeObject> {
     options: AddEventHandlerOptions = {},
   ): ResourceEventHandlerRegistration {
     if (this.#stopped) throw new InformerStoppedError(this.name, 'addEventHandler');
+    const logger = options.logger ?? this.#logger;
     let resync = options.resyncPeriodMs ?? this.#defaultResyncMs;
     if (resync < 0) resync = 0;
     if (resync > 0) {
       if (resync < minimumResyncPeriodMs) {
-        this.#logger.warn(
+        logger.warn(
           `${this.name}: resync period ${resync} ms is too small; using ${minimumResyncPeriodMs} ms`,
         );
         resync = minimumResyncPeriodMs;
       }
       if (resync < this.#resyncCheckPeriodMs) {
         if (this.#started) {
-          this.#logger.warn(
+          logger.warn(
             `${this.name}: resync period ${resync} ms is below the informer's check period ${this.#resyncCheckPeriodMs} ms, which cannot change after start; using ${this.#resyncCheckPeriodMs} ms`,
           );
           resync = this.#resyncCheckPeriodMs;
@@ -392,7 +398,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       requestedResyncPeriodMs: resync,
       resyncPeriodMs: this.#determineResync(resync),
       clock: this.#clock,
-      logger: this.#logger,
+      logger,
       onHandlerError: this.#options.onHandlerError,
     });
     if (this.#started) {
@@ -403,6 +409,17 @@ export class SharedIndexInformer<T extends KubeObject> {
     }
     this.#processor.addListener(listener);
     return new Registration<T>(this, listener);
+  }
+
+  /**
+   * client-go 1.33's `AddEventHandlerWithOptions`: {@link SharedIndexInformer.addEventHandler}
+   * with a per-handler logger and resync period (`{ logger, resyncPeriodMs, name }`).
+   */
+  addEventHandlerWithOptions(
+    handler: ResourceEventHandler<T>,
+    options: AddEventHandlerOptions,
+  ): ResourceEventHandlerRegistration {
+    return this.addEventHandler(handler, options);
   }
 
   /**
