@@ -210,6 +210,7 @@ export class SharedIndexInformer<T extends KubeObject> {
   readonly #processor: SharedProcessor<T>;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  #storeResourceVersion = '';
   readonly #groupResource: GroupResource;
   readonly #defaultResyncMs: number;
   #resyncCheckPeriodMs: number;
@@ -412,6 +413,27 @@ export class SharedIndexInformer<T extends KubeObject> {
   }
 
   /**
+   * The resourceVersion the cache has caught up with (client-go 1.36's
+   * `LastStoreSyncResourceVersion`): that of the last object, list or bookmark applied to
+   * the store — unlike {@link SharedIndexInformer.lastSyncResourceVersion}, it moves with
+   * every watch event once it is in the cache. `""` before the first. A write that returned
+   * resourceVersion R is visible to reads of this cache once this is R or newer.
+   */
+  lastStoreSyncResourceVersion(): string {
+    return this.#storeResourceVersion;
+  }
+
+  #noteStoreResourceVersion(d: RealFIFODelta<T>): void {
+    let rv: string | undefined;
+    if (d.type === 'ReplacedAll' || d.type === 'Bookmark') rv = d.resourceVersion;
+    else if (d.type !== 'SyncAll') {
+      rv = (d.object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
+        ?.resourceVersion;
+    }
+    if (rv !== undefined && rv !== '') this.#storeResourceVersion = rv;
+  }
+
+  /**
    * client-go 1.33's `AddEventHandlerWithOptions`: {@link SharedIndexInformer.addEventHandler}
    * with a per-handler logger and resync period (`{ logger, resyncPeriodMs, name }`).
    */
@@ -515,6 +537,7 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   /** Apply one delta to the cache and queue its notifications. Synchronous by design. */
   #apply(d: RealFIFODelta<T>, isInInitialList: boolean): void {
+    this.#noteStoreResourceVersion(d);
     switch (d.type) {
       case 'ReplacedAll':
         this.#replaceAll(d.objects, d.resourceVersion, isInInitialList);

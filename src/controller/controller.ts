@@ -51,6 +51,7 @@ import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../cache/processor.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../cache/keys.js';
 import { waitForCacheSyncWithOptions } from '../cache/wait.js';
+import type { ConsistencyStore } from '../cache/consistency.js';
 import type { KubeObject } from '../client/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
@@ -212,6 +213,23 @@ export interface WatchOptions<T extends KubeObject> {
   lowPriorityWhenUnchanged?: boolean;
 }
 
+/** Options of {@link Controller.for}. */
+export interface ForOptions<T extends KubeObject> extends WatchOptions<T> {
+  /**
+   * Read your own writes (Kubernetes 1.36's consistency store; JOSDK #3398): the record of
+   * this process's writes of the primary resource — `manager.client(resource).consistency`,
+   * or a {@link ConsistencyStore} you feed with `wroteAt`. With it, an update whose
+   * resourceVersion is one this process wrote (the echo of its own write, e.g. its status
+   * update) does not enqueue, while a change by anyone else does; and before reconciling a
+   * key the controller waits until the informer has seen its last write of that key (up to
+   * `staleCacheTimeoutMs`, then the attempt fails with a `StaleCacheError` and is retried
+   * with backoff).
+   */
+  consistency?: ConsistencyStore;
+  /** How long a reconcile waits for the cache to see this process's last write. Default 10 s. */
+  staleCacheTimeoutMs?: number;
+}
+
 /** Options of {@link Controller.enqueue}. */
 export interface EnqueueOptions {
   /** The key's priority in a priority queue (default 0; a queued key keeps the highest). */
@@ -316,6 +334,7 @@ export class Controller {
   /** Keys being reconciled right now, with the time each reconcile started. */
   readonly #active = new Map<string, number>();
   readonly #reconcileTimeoutMs: number | undefined;
+  #consistency: { store: ConsistencyStore; timeoutMs: number } | undefined;
   readonly #debouncer: Debouncer | undefined;
   #started = false;
 
@@ -392,7 +411,13 @@ export class Controller {
    *
    * @throws {@link ControllerStartedError} after run().
    */
-  for<T extends KubeObject>(informer: ControllerInformer<T>, options: WatchOptions<T> = {}): this {
+  for<T extends KubeObject>(informer: ControllerInformer<T>, options: ForOptions<T> = {}): this {
+    if (options.consistency !== undefined) {
+      this.#consistency = {
+        store: options.consistency,
+        timeoutMs: options.staleCacheTimeoutMs ?? 10_000,
+      };
+    }
     return this.#watch(informer, (obj) => [metaNamespaceKeyFunc(obj)], options, 'for');
   }
 
@@ -453,6 +478,16 @@ export class Controller {
         enqueueFor(obj, 'add', lowWhenUnchanged && isInInitialList ? LowPriority : undefined),
       onUpdate: (oldObj, newObj) => {
         if (predicate !== undefined && !predicate(oldObj, newObj)) return;
+        // The echo of this controller's own write of the primary object: nothing new.
+        if (
+          what === 'for' &&
+          this.#consistency?.store.isOwnWrite(
+            metaNamespaceKeyFunc(newObj),
+            newObj.metadata?.resourceVersion,
+          ) === true
+        ) {
+          return;
+        }
         // A resync (or any update that keeps the resourceVersion) changes nothing.
         const unchanged =
           lowWhenUnchanged &&
@@ -664,6 +699,11 @@ export class Controller {
     let result: ReconcileResult | void = undefined;
     let failure: { error: unknown } | undefined;
     try {
+      // Read your own writes: not before the cache has seen this controller's last write.
+      await this.#consistency?.store.waitReady(key, {
+        timeoutMs: this.#consistency.timeoutMs,
+        signal,
+      });
       result = await this.#reconcile(key, signal);
     } catch (err) {
       failure = { error: err };

@@ -19,6 +19,7 @@ export type {
   ControllerOptions,
   ControllerRunOptions,
   EnqueueOptions,
+  ForOptions,
   OwnsOptions,
   ReconcileResult,
   Reconciler,

@@ -16,6 +16,12 @@
  *   {@link CacheNotStartedError} (controller-runtime's `ErrCacheNotStarted`).
  * - Writes (`create`, `update`, `updateStatus`, `patch`, `delete`) go to the API server
  *   through {@link CachedClient.direct}.
+ * - **Read your own writes** (Kubernetes 1.36's consistency store): once the resource's
+ *   informer exists, every write's answer is recorded ({@link CachedClient.consistency}); a
+ *   later `get` of that object, and any `list`, first waits until the informer has seen the
+ *   resourceVersion written (`lastStoreSyncResourceVersion`), up to `consistencyTimeoutMs`
+ *   (default 10 s, abortable by the read's signal), then fails with a `StaleCacheError`
+ *   saying which write the cache has not seen — never an answer from before the write.
  * - **Lists by field** (controller-runtime's `IndexField` + `MatchingFields`): register a
  *   field with {@link CachedClient.indexField} (an index `field:<name>` on the informer,
  *   keyed per namespace and across namespaces as controller-runtime keys it), then list
@@ -42,6 +48,7 @@ import { KubeControllerKitError } from '../util/errors.js';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import { fieldSelectorFromSet, parseFieldSelector } from '../apimachinery/fields.js';
 import type { ReadonlyIndexer } from '../cache/indexer.js';
+import { ConsistencyStore } from '../cache/consistency.js';
 import { SharedIndexInformer } from '../cache/shared_informer.js';
 import { MultiNamespaceInformer } from './multi_namespace.js';
 import type { CacheInformer } from './multi_namespace.js';
@@ -62,6 +69,8 @@ export interface CachedGetOptions {
   namespace?: string;
   /** Aborts the wait for the first sync. */
   signal?: AbortSignal;
+  /** How long to wait for the cache to see this process's own last write. Default 10 s. */
+  consistencyTimeoutMs?: number;
 }
 
 /** Options of {@link CachedClient.list}. */
@@ -77,6 +86,8 @@ export interface CachedListOptions {
    * {@link CachedClient.indexField}; the terms are ANDed.
    */
   fieldSelector?: string | Readonly<Record<string, string>> | FieldSelector;
+  /** How long to wait for the cache to see this process's own writes. Default 10 s. */
+  consistencyTimeoutMs?: number;
   /** Aborts the wait for the first sync. */
   signal?: AbortSignal;
 }
@@ -171,6 +182,12 @@ export class CachedClient<T extends KubeObject> {
    */
   async get(name: string, options: CachedGetOptions = {}): Promise<DeepReadonly<T>> {
     const informer = await this.#synced(options.signal);
+    const key =
+      this.resource.namespaced && options.namespace ? `${options.namespace}/${name}` : name;
+    await this.consistency.waitReady(key, {
+      timeoutMs: options.consistencyTimeoutMs ?? DEFAULT_CONSISTENCY_TIMEOUT_MS,
+      signal: options.signal,
+    });
     const lister = informer.lister();
     if (this.resource.namespaced) {
       return lister.byNamespace(options.namespace ?? '').get(name);
@@ -192,6 +209,10 @@ export class CachedClient<T extends KubeObject> {
         : options.labelSelector;
     const fields = this.#fieldRequirements(options.fieldSelector);
     const informer = await this.#synced(options.signal);
+    await this.consistency.waitReady(undefined, {
+      timeoutMs: options.consistencyTimeoutMs ?? DEFAULT_CONSISTENCY_TIMEOUT_MS,
+      signal: options.signal,
+    });
     const lister = informer.lister();
     const namespace =
       this.resource.namespaced && options.namespace !== undefined ? options.namespace : '';
@@ -268,29 +289,76 @@ export class CachedClient<T extends KubeObject> {
     return parsed.requirements;
   }
 
+  /**
+   * The read-your-own-writes record of this resource's cache, shared by every client of the
+   * resource: writes through this client land in it; give it to `Controller.for(informer, {
+   * consistency })` so the controller skips the echoes of its own writes and waits for them
+   * before reconciling.
+   */
+  get consistency(): ConsistencyStore {
+    this.#informer ??= this.#host.informer(this.resource);
+    const informers = sharedInformersOf(this.#informer, this.resource);
+    const anchor = informers[0]!;
+    let store = consistencyStores.get(anchor);
+    if (store === undefined) {
+      const byNamespace = new Map<string, SharedIndexInformer<T>>();
+      if (this.#informer instanceof MultiNamespaceInformer) {
+        for (const [ns, i] of (this.#informer as MultiNamespaceInformer<T>).informers) {
+          byNamespace.set(ns, i);
+        }
+      }
+      store = new ConsistencyStore({
+        what: `the ${resourceName(this.resource)} cache`,
+        clock: this.#host.clock,
+        storeResourceVersion: (key) => {
+          const slash = key.indexOf('/');
+          const informer = slash > 0 ? (byNamespace.get(key.slice(0, slash)) ?? anchor) : anchor;
+          return informer.lastStoreSyncResourceVersion();
+        },
+      });
+      consistencyStores.set(anchor, store);
+    }
+    return store;
+  }
+
   /** Create `obj` on the API server (its namespace from the object). */
-  create(obj: T, options?: WriteOptions): Promise<T> {
-    return this.direct.create(obj, options);
+  async create(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#wrote(await this.direct.create(obj, options));
   }
 
   /** Replace `obj` on the API server (optimistic concurrency through its resourceVersion). */
-  update(obj: T, options?: WriteOptions): Promise<T> {
-    return this.direct.update(obj, options);
+  async update(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#wrote(await this.direct.update(obj, options));
   }
 
   /** Replace `obj`'s status on the API server. */
-  updateStatus(obj: T, options?: WriteOptions): Promise<T> {
-    return this.direct.updateStatus(obj, options);
+  async updateStatus(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#wrote(await this.direct.updateStatus(obj, options));
+  }
+
+  /** Record a write's answer (once the cache exists: before, the first list will include it). */
+  #wrote(obj: T): T {
+    if (this.#informer !== undefined) {
+      const name = obj.metadata?.name;
+      if (name !== undefined) {
+        const ns = obj.metadata?.namespace;
+        this.consistency.wroteAt(
+          ns !== undefined && ns !== '' ? `${ns}/${name}` : name,
+          obj.metadata?.resourceVersion,
+        );
+      }
+    }
+    return obj;
   }
 
   /** Patch `name` (in `options.namespace`) on the API server. */
-  patch(
+  async patch(
     name: string,
     patch: unknown,
     options: PatchOptions & { namespace?: string } = {},
   ): Promise<T> {
     const { namespace, ...rest } = options;
-    return this.#scoped(namespace).patch(name, patch, rest);
+    return this.#wrote(await this.#scoped(namespace).patch(name, patch, rest));
   }
 
   /** Delete `name` (in `options.namespace`) on the API server. */
@@ -351,6 +419,12 @@ function indexersOf<T extends KubeObject>(
 ): ReadonlyIndexer<T>[] {
   return sharedInformersOf(informer, resource).map((i) => i.getIndexer());
 }
+
+/** How long a read waits by default for the cache to see this process's own writes. */
+export const DEFAULT_CONSISTENCY_TIMEOUT_MS = 10_000;
+
+/** One consistency store per informer (keyed by its first shared informer). */
+const consistencyStores = new WeakMap<object, ConsistencyStore>();
 
 /** How often a first read polls its informer's sync. */
 const SYNC_POLL_MS = 20;

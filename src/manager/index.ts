@@ -47,5 +47,6 @@ export {
   FieldIndexNotRegisteredError,
   UnsupportedFieldSelectorError,
   fieldIndexName,
+  DEFAULT_CONSISTENCY_TIMEOUT_MS,
 } from './cached_client.js';
 export type { CachedGetOptions, CachedListOptions, FieldExtractor } from './cached_client.js';
