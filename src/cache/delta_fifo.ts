@@ -22,7 +22,8 @@
  *   so a stale cached copy never overtakes a newer queued change.
  * - `pop()` hands one key's deltas to a processing function; `isInInitialList` tells it
  *   whether they belong to the first relist. The FIFO reports `hasSynced()` once every
- *   item of the first `replace()` has been popped.
+ *   item of the first `replace()` has been popped and processed (the pop rules, shared
+ *   with RealFIFO, are in `fifo.ts`).
  *
  * Since client-go 1.33 informers are driven by the in-order {@link RealFIFO}; DeltaFIFO
  * stays public with these semantics for code that relies on them.
@@ -31,35 +32,27 @@
  */
 import { Deque } from '../util/deque.js';
 import { KubeControllerKitError } from '../util/errors.js';
+import { FIFOClosedError, PopGate } from './fifo.js';
+import type {
+  Delta,
+  Deltas,
+  DeltaType,
+  KeyFunction,
+  KeyListerGetter,
+  FIFOQueue,
+  TransformFunc,
+} from './fifo.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 
-/** The kinds of change a delta records. */
-export type DeltaType = 'Added' | 'Updated' | 'Deleted' | 'Replaced' | 'Sync';
-
-/** One change to one object. A `Deleted` delta may carry a tombstone instead of the object. */
-export interface Delta<T> {
-  /** What happened. */
-  readonly type: DeltaType;
-  /** The object after the change, or a tombstone for a delete whose final state is unknown. */
-  readonly object: T | DeletedFinalStateUnknown<T>;
-}
-
-/** The pending changes of one object, oldest first; never empty. */
-export type Deltas<T> = Delta<T>[];
-
-/** Computes an object's key (client-go's `KeyFunc`); tombstones must map to their `key`. */
-export type KeyFunction<T> = (obj: T | DeletedFinalStateUnknown<T>) => string;
-
-/** What the FIFO needs of the cache it feeds: the keys it holds and a lookup (an Indexer fits). */
-export interface KeyListerGetter<T> {
-  /** Every key in the cache. */
-  listKeys(): string[];
-  /** The cached object of `key`, or undefined. */
-  getByKey(key: string): T | undefined;
-}
-
-/** Rewrites an object before it is queued (e.g. to drop `managedFields`). */
-export type TransformFunc<T> = (obj: T) => T;
+export { FIFOClosedError };
+export type {
+  Delta,
+  Deltas,
+  DeltaType,
+  KeyFunction,
+  KeyListerGetter,
+  TransformFunc,
+} from './fifo.js';
 
 /** Options of {@link DeltaFIFO}. */
 export interface DeltaFIFOOptions<T> {
@@ -88,14 +81,6 @@ export type PopProcessFunc<T> = (
   isInInitialList: boolean,
 ) => void | Promise<void>;
 
-/** `pop()` on a FIFO that is closed and drained. */
-export class FIFOClosedError extends KubeControllerKitError {
-  /** @param what - which queue was closed. */
-  constructor(what = 'DeltaFIFO') {
-    super(`${what}: closed and empty; stop popping (the informer is shutting down)`);
-  }
-}
-
 /** The newest delta of a list, or undefined for an empty list. */
 export function newestDelta<T>(deltas: readonly Delta<T>[]): Delta<T> | undefined {
   return deltas[deltas.length - 1];
@@ -111,15 +96,11 @@ export function oldestDelta<T>(deltas: readonly Delta<T>[]): Delta<T> | undefine
  *
  * @typeParam T - the object type.
  */
-export class DeltaFIFO<T> {
+export class DeltaFIFO<T> implements FIFOQueue<T, Deltas<T>> {
   readonly #items = new Map<string, Delta<T>[]>();
   /** Keys in queue order. A key is queued iff it is in `#items`. */
   readonly #queue = new Deque<string>();
-  #populated = false;
-  #initialPopulationCount = 0;
-  #closed = false;
-  #popping: Promise<unknown> = Promise.resolve();
-  #waiters: (() => void)[] = [];
+  readonly #gate = new PopGate<Deltas<T>>(this, 'DeltaFIFO', () => 1);
   readonly #keyFunction: KeyFunction<T>;
   readonly #knownObjects: KeyListerGetter<T> | undefined;
   readonly #emitDeltaTypeReplaced: boolean;
@@ -147,13 +128,13 @@ export class DeltaFIFO<T> {
 
   /** Queue an `Added` delta. */
   add(obj: T): void {
-    this.#populated = true;
+    this.#gate.populated();
     this.#queueAction('Added', 'Added', obj);
   }
 
   /** Queue an `Updated` delta. */
   update(obj: T): void {
-    this.#populated = true;
+    this.#gate.populated();
     this.#queueAction('Updated', 'Updated', obj);
   }
 
@@ -163,7 +144,7 @@ export class DeltaFIFO<T> {
    */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
     const key = this.keyOf(obj);
-    this.#populated = true;
+    this.#gate.populated();
     const queued = this.#items.has(key);
     if (
       !queued &&
@@ -213,10 +194,7 @@ export class DeltaFIFO<T> {
       }
     }
 
-    if (!this.#populated) {
-      this.#populated = true;
-      this.#initialPopulationCount = listed.size + queuedDeletions;
-    }
+    this.#gate.replaced(listed.size + queuedDeletions);
   }
 
   /**
@@ -237,54 +215,39 @@ export class DeltaFIFO<T> {
   /**
    * Take the oldest key's deltas and run `process(deltas, isInInitialList)` on them.
    * Waits while the queue is empty; rejects with {@link FIFOClosedError} once the FIFO is
-   * closed and drained. `isInInitialList` is computed before the initial-population count
-   * drops. The key leaves the queue before `process` runs, and no other `pop()` gets an
-   * item until `process` (sync or async) has settled, so a single consumer can apply
-   * deltas to its cache in order. If `process` throws or rejects, `pop()` rejects with that
-   * error (the deltas are not requeued, as in client-go ≥ 1.33).
+   * closed and drained. The key leaves the queue before `process` runs, and no other
+   * `pop()` gets an item until `process` (sync or async) has settled, so a single consumer
+   * can apply deltas to its cache in order; the initial-population count drops once it
+   * settled. If `process` throws or rejects, `pop()` rejects with that error (the deltas
+   * are not requeued, as in client-go ≥ 1.33).
    *
    * @returns the deltas that were processed.
    */
   pop(process: PopProcessFunc<T>): Promise<Deltas<T>> {
-    const run = this.#popping.then(
-      () => this.#popOne(process),
-      () => this.#popOne(process),
-    );
-    this.#popping = run.catch(() => undefined);
-    return run;
+    return this.#gate.pop(this.#take, 1, process);
   }
 
-  async #popOne(process: PopProcessFunc<T>): Promise<Deltas<T>> {
-    for (;;) {
-      while (this.#queue.length === 0) {
-        if (this.#closed) throw new FIFOClosedError();
-        await new Promise<void>((resolve) => this.#waiters.push(resolve));
-      }
-      const isInInitialList = !this.hasSynced();
-      const key = this.#queue.shift() as string;
-      if (this.#initialPopulationCount > 0) this.#initialPopulationCount--;
-      const deltas = this.#items.get(key);
-      if (deltas === undefined) continue; // cannot happen: queue and items move together
-      this.#items.delete(key);
-      await process(deltas, isInInitialList);
-      return deltas;
-    }
-  }
+  /** Removes the oldest key and returns its deltas (the gate calls it with a non-empty queue). */
+  readonly #take = (): Deltas<T> => {
+    const key = this.#queue.shift() as string;
+    const deltas = this.#items.get(key) as Deltas<T>;
+    this.#items.delete(key);
+    return deltas;
+  };
 
-  /** True once the first `replace()` has been fully popped, or an add/update/delete came first. */
+  /** True once the first `replace()` has been fully popped and processed, or an add/update/delete came first. */
   hasSynced(): boolean {
-    return this.#populated && this.#initialPopulationCount === 0;
+    return this.#gate.hasSynced();
   }
 
   /** Stop: pending and later `pop()` calls drain what is queued, then reject with {@link FIFOClosedError}. */
   close(): void {
-    this.#closed = true;
-    this.#wake();
+    this.#gate.close();
   }
 
   /** True after {@link DeltaFIFO.close}. */
   isClosed(): boolean {
-    return this.#closed;
+    return this.#gate.closed;
   }
 
   /** The queued keys, in queue order. */
@@ -316,19 +279,11 @@ export class DeltaFIFO<T> {
     if (existing === undefined) {
       this.#items.set(key, [{ type, object }]);
       this.#queue.push(key);
-      this.#wake();
+      this.#gate.wake();
       return;
     }
     existing.push({ type, object });
     dedupDeltas(existing);
-    this.#wake();
-  }
-
-  #wake(): void {
-    if (this.#waiters.length === 0) return;
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) w();
   }
 }
 

@@ -61,7 +61,7 @@ import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
-import type { TransformFunc } from './delta_fifo.js';
+import type { TransformFunc } from './fifo.js';
 import type { Indexers } from './indexer.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './indexer.js';
 import { listWatchFromClient, validateSelectors } from './listwatch.js';

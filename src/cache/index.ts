@@ -9,17 +9,19 @@ export { ConsistencyStore, StaleCacheError, resourceVersionAtLeast } from './con
 export type { ConsistencyStoreOptions, WaitReadyOptions } from './consistency.js';
 export { listWatchFromClient, validateSelectors } from './listwatch.js';
 export type { ListWatchClient, ListWatchFromClientOptions } from './listwatch.js';
-export { DeltaFIFO, FIFOClosedError, newestDelta, oldestDelta } from './delta_fifo.js';
+export { FIFOClosedError } from './fifo.js';
 export type {
   Delta,
   Deltas,
   DeltaType,
-  DeltaFIFOOptions,
   KeyFunction,
   KeyListerGetter,
-  PopProcessFunc,
+  FIFOQueue,
+  FIFOProcessFunc,
   TransformFunc,
-} from './delta_fifo.js';
+} from './fifo.js';
+export { DeltaFIFO, newestDelta, oldestDelta } from './delta_fifo.js';
+export type { DeltaFIFOOptions, PopProcessFunc } from './delta_fifo.js';
 export { RealFIFO, defaultMaxBatch } from './real_fifo.js';
 export type {
   RealFIFODelta,

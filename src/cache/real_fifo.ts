@@ -17,15 +17,16 @@
  *   known key that has nothing queued.
  *
  * Consumption: `pop()` hands out one delta, `popBatch()` up to `maxBatch` consecutive
- * plain deltas with distinct keys. As with DeltaFIFO, no item is handed out before the
- * previous `process` has settled (one consumer). `isInInitialList` is computed before
- * processing and the initial-population count drops after it.
+ * plain deltas with distinct keys. The pop rules are DeltaFIFO's (`fifo.ts`): one consumer
+ * at a time, `isInInitialList` computed before processing, the initial-population count
+ * dropping once `process` settled, and a batch never mixing initial-list items with later
+ * ones.
  *
  * @module
  */
 import { Deque } from '../util/deque.js';
-import type { Delta, KeyFunction, KeyListerGetter, TransformFunc } from './delta_fifo.js';
-import { FIFOClosedError } from './delta_fifo.js';
+import { PopGate } from './fifo.js';
+import type { Delta, FIFOQueue, KeyFunction, KeyListerGetter, TransformFunc } from './fifo.js';
 import { DeletedFinalStateUnknown, deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 
 /** A relist as one delta (atomic mode): the consumer diffs it against its cache. */
@@ -91,14 +92,10 @@ function isPlain<T>(d: RealFIFODelta<T>): d is Delta<T> {
  *
  * @typeParam T - the object type.
  */
-export class RealFIFO<T> {
+export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
   readonly #items = new Deque<RealFIFODelta<T>>();
-  #populated = false;
-  #initialPopulationCount = 0;
-  #closed = false;
+  readonly #gate = new PopGate<RealFIFODelta<T>[]>(this, 'RealFIFO', batchLength);
   #lastResourceVersion = '';
-  #popping: Promise<unknown> = Promise.resolve();
-  #waiters: (() => void)[] = [];
   readonly #keyFunction: KeyFunction<T>;
   readonly #knownObjects: KeyListerGetter<T> | undefined;
   readonly #transformer: TransformFunc<T> | undefined;
@@ -125,19 +122,19 @@ export class RealFIFO<T> {
 
   /** Queue `Added`. */
   add(obj: T): void {
-    this.#populated = true;
+    this.#gate.populated();
     this.#push({ type: 'Added', object: this.#transform(obj) });
   }
 
   /** Queue `Updated`. */
   update(obj: T): void {
-    this.#populated = true;
+    this.#gate.populated();
     this.#push({ type: 'Updated', object: this.#transform(obj) });
   }
 
   /** Queue `Deleted` (every delete is delivered; there is no merging here). */
   delete(obj: T | DeletedFinalStateUnknown<T>): void {
-    this.#populated = true;
+    this.#gate.populated();
     const object = obj instanceof DeletedFinalStateUnknown ? obj : this.#transform(obj);
     this.#push({ type: 'Deleted', object });
   }
@@ -151,10 +148,7 @@ export class RealFIFO<T> {
     } else {
       this.#replaceNonAtomic(list);
     }
-    if (!this.#populated) {
-      this.#populated = true;
-      this.#initialPopulationCount = this.length;
-    }
+    this.#gate.replaced(this.length);
   }
 
   /**
@@ -211,46 +205,22 @@ export class RealFIFO<T> {
     process: RealFIFOBatchProcessFunc<T>,
     maxBatch = defaultMaxBatch,
   ): Promise<RealFIFODelta<T>[]> {
-    const run = this.#popping.then(
-      () => this.#popBatch(process, maxBatch),
-      () => this.#popBatch(process, maxBatch),
-    );
-    this.#popping = run.catch(() => undefined);
-    return run;
-  }
-
-  async #popBatch(
-    process: RealFIFOBatchProcessFunc<T>,
-    maxBatch: number,
-  ): Promise<RealFIFODelta<T>[]> {
-    while (this.#items.length === 0) {
-      if (this.#closed) throw new FIFOClosedError('RealFIFO');
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
-    }
-    const isInInitialList = !this.hasSynced();
-    const batch = this.#take(Math.max(1, maxBatch));
-    try {
-      await process(batch, isInInitialList);
-    } finally {
-      this.#initialPopulationCount = Math.max(0, this.#initialPopulationCount - batch.length);
-    }
-    return batch;
+    return this.#gate.pop(this.#take, Math.max(1, maxBatch), process);
   }
 
   /** True once the items queued by the first `replace()` have been processed (or an add/update/delete came first). */
   hasSynced(): boolean {
-    return this.#populated && this.#initialPopulationCount === 0;
+    return this.#gate.hasSynced();
   }
 
   /** Stop: pops drain what is queued, then reject with {@link FIFOClosedError}. */
   close(): void {
-    this.#closed = true;
-    this.#wake();
+    this.#gate.close();
   }
 
   /** True after {@link RealFIFO.close}. */
   isClosed(): boolean {
-    return this.#closed;
+    return this.#gate.closed;
   }
 
   /** How many deltas are queued. */
@@ -258,7 +228,8 @@ export class RealFIFO<T> {
     return this.#items.length;
   }
 
-  #take(max: number): RealFIFODelta<T>[] {
+  /** Removes the next delta, and with it the plain deltas that may share its batch. */
+  readonly #take = (max: number): RealFIFODelta<T>[] => {
     const first = this.#items.shift() as RealFIFODelta<T>;
     const batch: RealFIFODelta<T>[] = [first];
     if (isPlain(first) && max > 1) {
@@ -274,7 +245,7 @@ export class RealFIFO<T> {
       }
     }
     return batch;
-  }
+  };
 
   #replaceNonAtomic(list: readonly T[]): void {
     const listed = new Set<string>();
@@ -304,13 +275,10 @@ export class RealFIFO<T> {
 
   #push(delta: RealFIFODelta<T>): void {
     this.#items.push(delta);
-    if (this.#waiters.length === 0) return;
-    this.#wake();
+    this.#gate.wake();
   }
+}
 
-  #wake(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) w();
-  }
+function batchLength(batch: readonly unknown[]): number {
+  return batch.length;
 }

@@ -35,7 +35,7 @@ import { realClock } from '../util/clock.js';
 import { errorMessage, isAbortError, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
-import type { KeyFunction } from './delta_fifo.js';
+import type { KeyFunction } from './fifo.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 import type { ListerWatcher } from './listwatch.js';
 

@@ -28,7 +28,7 @@ export type {
   ResourceLock,
 } from './lease_lock.js';
 export type { LeaderElectionMetricsProvider } from './metrics.js';
-export { formatMicroTime } from './micro_time.js';
+export { formatMicroTime } from '../apimachinery/micro_time.js';
 export { HealthzAdaptor, DEFAULT_HEALTHZ_TOLERANCE_MS } from './healthz.js';
 export { LeaderElectedRunner, runWhileLeading } from './run_while_leading.js';
 export type {

@@ -40,7 +40,7 @@ import {
 import type { LeadershipLostReason } from './errors.js';
 import type { LeaderElectionRecord } from './lease_lock.js';
 import type { LeaderElectionMetricsProvider } from './metrics.js';
-import { formatMicroTime } from './micro_time.js';
+import { formatMicroTime } from '../apimachinery/micro_time.js';
 
 const emptyRecord: LeaderElectionRecord = Object.freeze({
   holderIdentity: '',

@@ -7,7 +7,7 @@ import { Counter, register as globalRegistry } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { EventMetricsProvider } from '../record/metrics.js';
 import { eventMetricNames } from '../record/metrics.js';
-import type { CounterMetric } from '../workqueue/metrics.js';
+import type { CounterMetric } from '../util/metrics.js';
 
 /** Options of {@link PrometheusEventMetricsProvider}. */
 export interface PrometheusEventMetricsProviderOptions {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { CounterMetric } from '../workqueue/metrics.js';
+import type { CounterMetric } from '../util/metrics.js';
 
 /** Creates the metrics of one named event broadcaster. */
 export interface EventMetricsProvider {

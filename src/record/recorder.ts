@@ -1,20 +1,19 @@
 /**
- * The event recorder a reconcile calls (client-go's `record.EventRecorder`): builds the Event
- * from the object and hands it to its broadcaster's queue. It never waits and never throws.
+ * The event recorder a reconcile calls (client-go's `record.EventRecorder`): checks the
+ * event, resolves the object's reference, names the Event and hands it to its broadcaster's
+ * queue; the broadcaster's sink shapes it for its API. It never waits and never throws.
  *
  * @module
  */
-import { hostname } from 'node:os';
 import { format } from 'node:util';
 import type { Clock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { EventApi, QueuedEvent } from './event_broadcaster.js';
+import type { RecordedEvent } from './sink.js';
 import type { EventNamer } from './time.js';
-import { formatMicroTime, formatTime } from './time.js';
 import { getReference } from './reference.js';
 import type { EventSubject } from './reference.js';
-import type { CoreEvent, EventType, EventsV1Event, ObjectReference } from './types.js';
+import type { EventType, ObjectReference } from './types.js';
 
 /** Options of {@link EventBroadcaster.newRecorder}. */
 export interface RecorderOptions {
@@ -77,11 +76,10 @@ export interface EventRecorder {
 
 /** What a recorder needs from its broadcaster. @internal */
 export interface RecorderContext {
-  api: EventApi;
   clock: Clock;
   logger: Logger;
   namer: EventNamer;
-  enqueue: (item: QueuedEvent) => void;
+  enqueue: (event: RecordedEvent) => void;
 }
 
 /** @internal */
@@ -153,56 +151,20 @@ export class EventRecorderImpl implements EventRecorder {
       logger.error(`event recorder: ${errorMessage(err)} (event dropped)`, { reason: spec.reason });
       return;
     }
-    const now = this.#ctx.clock.now();
-    const metadata: NonNullable<CoreEvent['metadata']> = {
+    this.#ctx.enqueue({
+      regarding: ref,
+      related: spec.related,
+      type: spec.type,
+      reason: spec.reason,
+      action: spec.action,
+      message: spec.message,
+      annotations: spec.annotations,
+      component: this.#component,
+      host: this.#host,
+      time: this.#ctx.clock.now(),
       name: this.#ctx.namer.name(ref.name ?? ''),
       namespace: ref.namespace ?? 'default',
-    };
-    if (spec.annotations !== undefined) metadata.annotations = { ...spec.annotations };
-    if (this.#ctx.api === 'core/v1') {
-      const t = formatTime(now);
-      const event: CoreEvent = {
-        apiVersion: 'v1',
-        kind: 'Event',
-        metadata,
-        involvedObject: ref,
-        reason: spec.reason,
-        message: spec.message,
-        source:
-          this.#host === undefined
-            ? { component: this.#component }
-            : { component: this.#component, host: this.#host },
-        firstTimestamp: t,
-        lastTimestamp: t,
-        count: 1,
-        type: spec.type,
-        reportingComponent: this.#component,
-      };
-      if (this.#host !== undefined) event.reportingInstance = this.#host;
-      this.#ctx.enqueue({ api: 'core/v1', event });
-      return;
-    }
-    const event: EventsV1Event = {
-      apiVersion: 'events.k8s.io/v1',
-      kind: 'Event',
-      metadata,
-      eventTime: formatMicroTime(now),
-      reportingController: this.#component,
-      reportingInstance: this.#host ?? hostname(),
-      action: spec.action ?? spec.reason,
-      reason: spec.reason,
-      regarding: ref,
-      note: spec.message,
-      type: spec.type,
-    };
-    if (spec.related !== undefined) {
-      try {
-        event.related = getReference(spec.related);
-      } catch (err) {
-        logger.warn(`event recorder: related object left out: ${errorMessage(err)}`);
-      }
-    }
-    this.#ctx.enqueue({ api: 'events.k8s.io/v1', event });
+    });
   }
 }
 

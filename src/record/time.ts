@@ -3,7 +3,7 @@
  *
  * @module
  */
-export { formatMicroTime } from '../leaderelection/micro_time.js';
+export { formatMicroTime } from '../apimachinery/micro_time.js';
 
 /** metav1.Time's wire form: RFC 3339 in UTC, whole seconds. */
 export function formatTime(ms: number): string {

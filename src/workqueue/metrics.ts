@@ -27,31 +27,14 @@
  */
 import type { Clock, Timer } from '../util/clock.js';
 
-/** A counter: only goes up. */
-export interface CounterMetric {
-  /** Add one. */
-  inc(): void;
-}
+import type {
+  CounterMetric,
+  GaugeMetric,
+  HistogramMetric,
+  SettableGaugeMetric,
+} from '../util/metrics.js';
 
-/** A gauge that moves up and down by steps. */
-export interface GaugeMetric {
-  /** Add one. */
-  inc(): void;
-  /** Subtract one. */
-  dec(): void;
-}
-
-/** A gauge that is set to a value. */
-export interface SettableGaugeMetric {
-  /** Set the current value. */
-  set(value: number): void;
-}
-
-/** A histogram (or summary) of observed values. */
-export interface HistogramMetric {
-  /** Record one observation. */
-  observe(value: number): void;
-}
+export type { CounterMetric, GaugeMetric, HistogramMetric, SettableGaugeMetric };
 
 /**
  * Creates the metrics of one named queue. Each method is called once per queue name, when

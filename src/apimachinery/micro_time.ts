@@ -6,7 +6,7 @@
 
 /**
  * Formats milliseconds since the epoch as a `MicroTime` string, e.g.
- * `2026-01-01T00:00:00.000000Z` (the Lease's `acquireTime` and `renewTime`).
+ * `2026-01-01T00:00:00.000000Z` (a Lease's `renewTime`, an events.k8s.io Event's `eventTime`).
  */
 export function formatMicroTime(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2026-01-01T00:00:00.000Z
