@@ -700,10 +700,10 @@ export class Controller {
     let failure: { error: unknown } | undefined;
     try {
       // Read your own writes: not before the cache has seen this controller's last write.
-      await this.#consistency?.store.waitReady(key, {
-        timeoutMs: this.#consistency.timeoutMs,
-        signal,
-      });
+      const consistency = this.#consistency;
+      if (consistency !== undefined && !consistency.store.ensureReady(key)) {
+        await consistency.store.waitReady(key, { timeoutMs: consistency.timeoutMs, signal });
+      }
       result = await this.#reconcile(key, signal);
     } catch (err) {
       failure = { error: err };

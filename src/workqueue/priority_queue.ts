@@ -128,9 +128,9 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
 
   /** Every queued item (ready, waiting or parked) by key. */
   readonly #entries = new Map<unknown, Entry<T>>();
-  /** priority → FIFO of ready entries (some stale). */
+  /** priority → FIFO of ready entries (some stale); an empty FIFO is kept for reuse. */
   readonly #fifos = new Map<number, Deque<Entry<T>>>();
-  /** The priorities that have a FIFO, highest first. */
+  /** The priorities whose FIFO is not empty, highest first. */
   #priorities: number[] = [];
   #readyCount = 0;
   readonly #heap = new WaitingHeap<T>();
@@ -176,6 +176,19 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
     }
     const existing = this.#entries.get(key);
     if (existing === undefined) {
+      if (readyAt === 0 && this.#waiters.length > 0 && !this.#processing.has(key)) {
+        // A worker waits (so nothing is ready): hand the item over without queueing it.
+        const waiter = this.#waiters.shift()!;
+        if (waiter.onAbort !== undefined) {
+          waiter.signal?.removeEventListener('abort', waiter.onAbort);
+        }
+        this.#seq++;
+        this.#metrics?.add(key, priority);
+        this.#processing.set(key, priority);
+        this.#metrics?.get(key, priority);
+        waiter.resolve({ shutdown: false, item, priority });
+        return;
+      }
       const entry: Entry<T> = {
         item,
         key,
@@ -381,11 +394,14 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
     waiter.resolve(this.#handOut(entry));
   }
 
+  /** The FIFO of `priority`, listed among the non-empty ones (FIFOs are kept for reuse). */
   #fifo(priority: number): Deque<Entry<T>> {
     let fifo = this.#fifos.get(priority);
     if (fifo === undefined) {
       fifo = new Deque<Entry<T>>();
       this.#fifos.set(priority, fifo);
+    }
+    if (fifo.length === 0) {
       const ps = this.#priorities;
       let i = 0;
       while (i < ps.length && ps[i]! > priority) i++;
@@ -400,10 +416,7 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
       const priority = this.#priorities[0]!;
       const fifo = this.#fifos.get(priority)!;
       const entry = fifo.shift();
-      if (fifo.length === 0) {
-        this.#fifos.delete(priority);
-        this.#priorities.shift();
-      }
+      if (fifo.length === 0) this.#priorities.shift();
       if (entry === undefined || !entry.live) continue;
       this.#readyCount--;
       return this.#handOut(entry);
