@@ -5,6 +5,8 @@
  * @module
  */
 export type { ListerWatcher } from './listwatch.js';
+export { ConsistencyStore, StaleCacheError, resourceVersionAtLeast } from './consistency.js';
+export type { ConsistencyStoreOptions, WaitReadyOptions } from './consistency.js';
 export { listWatchFromClient, validateSelectors } from './listwatch.js';
 export type { ListWatchClient, ListWatchFromClientOptions } from './listwatch.js';
 export { FIFOClosedError } from './fifo.js';

@@ -120,6 +120,11 @@ export interface AddEventHandlerOptions {
   resyncPeriodMs?: number;
   /** Name of the handler in logs and in `onHandlerError`. */
   name?: string;
+  /**
+   * Where this handler's messages go — its failures and the resync clamping warnings
+   * (client-go 1.33 `HandlerOptions.Logger`); default the informer's logger.
+   */
+  logger?: Logger;
 }
 
 /** The handle of one added handler. */
@@ -205,6 +210,7 @@ export class SharedIndexInformer<T extends KubeObject> {
   readonly #processor: SharedProcessor<T>;
   readonly #clock: Clock;
   readonly #logger: Logger;
+  #storeResourceVersion = '';
   readonly #groupResource: GroupResource;
   readonly #defaultResyncMs: number;
   #resyncCheckPeriodMs: number;
@@ -366,18 +372,19 @@ export class SharedIndexInformer<T extends KubeObject> {
     options: AddEventHandlerOptions = {},
   ): ResourceEventHandlerRegistration {
     if (this.#stopped) throw new InformerStoppedError(this.name, 'addEventHandler');
+    const logger = options.logger ?? this.#logger;
     let resync = options.resyncPeriodMs ?? this.#defaultResyncMs;
     if (resync < 0) resync = 0;
     if (resync > 0) {
       if (resync < minimumResyncPeriodMs) {
-        this.#logger.warn(
+        logger.warn(
           `${this.name}: resync period ${resync} ms is too small; using ${minimumResyncPeriodMs} ms`,
         );
         resync = minimumResyncPeriodMs;
       }
       if (resync < this.#resyncCheckPeriodMs) {
         if (this.#started) {
-          this.#logger.warn(
+          logger.warn(
             `${this.name}: resync period ${resync} ms is below the informer's check period ${this.#resyncCheckPeriodMs} ms, which cannot change after start; using ${this.#resyncCheckPeriodMs} ms`,
           );
           resync = this.#resyncCheckPeriodMs;
@@ -392,7 +399,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       requestedResyncPeriodMs: resync,
       resyncPeriodMs: this.#determineResync(resync),
       clock: this.#clock,
-      logger: this.#logger,
+      logger,
       onHandlerError: this.#options.onHandlerError,
     });
     if (this.#started) {
@@ -403,6 +410,38 @@ export class SharedIndexInformer<T extends KubeObject> {
     }
     this.#processor.addListener(listener);
     return new Registration<T>(this, listener);
+  }
+
+  /**
+   * The resourceVersion the cache has caught up with (client-go 1.36's
+   * `LastStoreSyncResourceVersion`): that of the last object, list or bookmark applied to
+   * the store — unlike {@link SharedIndexInformer.lastSyncResourceVersion}, it moves with
+   * every watch event once it is in the cache. `""` before the first. A write that returned
+   * resourceVersion R is visible to reads of this cache once this is R or newer.
+   */
+  lastStoreSyncResourceVersion(): string {
+    return this.#storeResourceVersion;
+  }
+
+  #noteStoreResourceVersion(d: RealFIFODelta<T>): void {
+    let rv: string | undefined;
+    if (d.type === 'ReplacedAll' || d.type === 'Bookmark') rv = d.resourceVersion;
+    else if (d.type !== 'SyncAll') {
+      rv = (d.object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata
+        ?.resourceVersion;
+    }
+    if (rv !== undefined && rv !== '') this.#storeResourceVersion = rv;
+  }
+
+  /**
+   * client-go 1.33's `AddEventHandlerWithOptions`: {@link SharedIndexInformer.addEventHandler}
+   * with a per-handler logger and resync period (`{ logger, resyncPeriodMs, name }`).
+   */
+  addEventHandlerWithOptions(
+    handler: ResourceEventHandler<T>,
+    options: AddEventHandlerOptions,
+  ): ResourceEventHandlerRegistration {
+    return this.addEventHandler(handler, options);
   }
 
   /**
@@ -498,6 +537,7 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   /** Apply one delta to the cache and queue its notifications. Synchronous by design. */
   #apply(d: RealFIFODelta<T>, isInInitialList: boolean): void {
+    this.#noteStoreResourceVersion(d);
     switch (d.type) {
       case 'ReplacedAll':
         this.#replaceAll(d.objects, d.resourceVersion, isInInitialList);

@@ -26,6 +26,17 @@
  *   signal, once the graceful shutdown timeout (default 30 s, as controller-runtime's) has
  *   passed: then the keys still reconciling are logged, their signal is aborted, and
  *   `run()` resolves without waiting for them.
+ * - **Priorities** (controller-runtime's priority queue, its default since v0.23; turn it off
+ *   with `usePriorityQueue: false`). Keys from an informer's initial list, from resyncs and
+ *   from updates that keep the resourceVersion are queued at {@link LowPriority}; every
+ *   other event at 0, so after a restart a real change is reconciled before the thousands of
+ *   unchanged objects listed at start. A requeue (error, `requeue`, `requeueAfterMs`) keeps
+ *   the priority the key was reconciled with, unless the result sets `priority`.
+ * - **Deadline** (`reconcileTimeoutMs`): the reconcile's signal aborts at the deadline with
+ *   a {@link ReconcileTimeoutError}; the attempt is an error, requeued with backoff, and
+ *   counted in `controller_runtime_reconcile_timeouts_total`.
+ * - **Debounce** (`debounceMs`, `maxDebounceMs`): events of one key within the window give
+ *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first.
  * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
  *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
  *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.
@@ -40,6 +51,7 @@ import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../cache/processor.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../cache/keys.js';
 import { waitForCacheSyncWithOptions } from '../cache/wait.js';
+import type { ConsistencyStore } from '../cache/consistency.js';
 import type { KubeObject } from '../client/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
@@ -47,12 +59,15 @@ import { errorMessage, isAbortError, KubeControllerKitError } from '../util/erro
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import { LowPriority, PriorityQueue } from '../workqueue/priority_queue.js';
+import type { RateLimitingWorkQueue } from '../workqueue/interface.js';
 import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
 import type { RateLimiter } from '../workqueue/rate_limiters.js';
 import type { MetricsProvider } from '../workqueue/metrics.js';
 import { runWorkers } from '../workqueue/workers.js';
 import { bindControllerMetrics, getDefaultControllerMetricsProvider } from './metrics.js';
 import type { BoundControllerMetrics, ControllerMetricsProvider } from './metrics.js';
+import { Debouncer } from './debouncer.js';
 import { ownerKeys } from './owner.js';
 import type { OwnerKeysOptions } from './owner.js';
 import type { UpdatePredicate } from './predicates.js';
@@ -66,10 +81,14 @@ export type ReconcileResult =
   | {
       /** Reconcile again after the rate limiter's delay for this key. */
       requeue: true;
+      /** The requeued key's priority (default: the priority it was reconciled with). */
+      priority?: number;
     }
   | {
       /** Reconcile again after this many milliseconds (the rate limiter's history is cleared). */
       requeueAfterMs: number;
+      /** The requeued key's priority (default: the priority it was reconciled with). */
+      priority?: number;
     };
 
 /**
@@ -101,6 +120,34 @@ export interface ControllerOptions {
    * an error. A throwing hook is logged and ignored.
    */
   onError?: (error: unknown, key: string) => void;
+  /**
+   * The deadline of one reconcile, in milliseconds (controller-runtime's
+   * `ReconciliationTimeout`; default none). At the deadline the reconcile's signal is
+   * aborted with a {@link ReconcileTimeoutError}; the attempt counts as an error (also if the
+   * reconcile then returns normally), is requeued with backoff, and
+   * `controller_runtime_reconcile_timeouts_total` counts it. A reconcile that ignores its
+   * signal still holds its worker (and its key) until it returns.
+   */
+  reconcileTimeoutMs?: number;
+  /**
+   * Collapse the events of one key that arrive within this many milliseconds into one
+   * reconcile, on the trailing edge (kube-rs `Config::debounce`; default 0, no debounce).
+   * Each event moves the key's reconcile to `debounceMs` after it, up to `maxDebounceMs`
+   * after the first. Applies to informer events only; `enqueue`, requeues and retries are
+   * not delayed. Keys still waiting when the controller stops are dropped.
+   */
+  debounceMs?: number;
+  /**
+   * The longest a key's reconcile is put off by debouncing, from its first event, so a key
+   * that changes all the time is still reconciled. Default `10 × debounceMs`; at least
+   * `debounceMs`.
+   */
+  maxDebounceMs?: number;
+  /**
+   * Queue keys in a {@link PriorityQueue} (default true, as controller-runtime since v0.23);
+   * `false` brings back the FIFO {@link RateLimitingQueue}, where priorities are ignored.
+   */
+  usePriorityQueue?: boolean;
   /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
   metricsProvider?: MetricsProvider;
   /**
@@ -158,6 +205,35 @@ export interface WatchOptions<T extends KubeObject> {
    * the cached object itself, read-only.
    */
   filter?: (obj: DeepReadonly<T>) => boolean;
+  /**
+   * Queue keys of initial-list adds, resyncs and updates that keep the resourceVersion at
+   * {@link LowPriority} (controller-runtime's `handler.WithLowPriorityWhenUnchanged`, which
+   * its builder applies to every watch). Default true; only a priority queue heeds it.
+   */
+  lowPriorityWhenUnchanged?: boolean;
+}
+
+/** Options of {@link Controller.for}. */
+export interface ForOptions<T extends KubeObject> extends WatchOptions<T> {
+  /**
+   * Read your own writes (Kubernetes 1.36's consistency store; JOSDK #3398): the record of
+   * this process's writes of the primary resource — `manager.client(resource).consistency`,
+   * or a {@link ConsistencyStore} you feed with `wroteAt`. With it, an update whose
+   * resourceVersion is one this process wrote (the echo of its own write, e.g. its status
+   * update) does not enqueue, while a change by anyone else does; and before reconciling a
+   * key the controller waits until the informer has seen its last write of that key (up to
+   * `staleCacheTimeoutMs`, then the attempt fails with a `StaleCacheError` and is retried
+   * with backoff).
+   */
+  consistency?: ConsistencyStore;
+  /** How long a reconcile waits for the cache to see this process's last write. Default 10 s. */
+  staleCacheTimeoutMs?: number;
+}
+
+/** Options of {@link Controller.enqueue}. */
+export interface EnqueueOptions {
+  /** The key's priority in a priority queue (default 0; a queued key keeps the highest). */
+  priority?: number;
 }
 
 /** Options of {@link Controller.owns}: which owner references lead to the primary object. */
@@ -170,6 +246,28 @@ export class ControllerAlreadyRunningError extends KubeControllerKitError {
     super(
       `controller ${name}: run() was already called; a controller runs once — create a new Controller to run again`,
     );
+  }
+}
+
+/**
+ * A reconcile ran past the controller's `reconcileTimeoutMs`: its signal was aborted with
+ * this error, the attempt counted as an error and the key was requeued with backoff.
+ */
+export class ReconcileTimeoutError extends KubeControllerKitError {
+  /** The controller. */
+  readonly controller: string;
+  /** The key whose reconcile timed out. */
+  readonly key: string;
+  /** The deadline, in milliseconds. */
+  readonly timeoutMs: number;
+  /** @param controller - the controller; @param key - the key; @param timeoutMs - the deadline. */
+  constructor(controller: string, key: string, timeoutMs: number) {
+    super(
+      `controller ${controller}: reconcile of ${key} did not finish within reconcileTimeoutMs (${timeoutMs} ms); its signal was aborted and the key requeued with backoff`,
+    );
+    this.controller = controller;
+    this.key = key;
+    this.timeoutMs = timeoutMs;
   }
 }
 
@@ -224,7 +322,8 @@ export class Controller {
    * The work queue of keys (read it for metrics and tests: `len()`, `numRequeues(key)`,
    * `waitingLen()`). Add keys with {@link Controller.enqueue}.
    */
-  readonly queue: RateLimitingQueue<string>;
+  readonly queue: RateLimitingWorkQueue<string>;
+  readonly #priorityQueue: PriorityQueue<string> | undefined;
   readonly #reconcile: Reconciler;
   readonly #workers: number;
   readonly #clock: Clock;
@@ -234,6 +333,9 @@ export class Controller {
   readonly #metrics: BoundControllerMetrics | undefined;
   /** Keys being reconciled right now, with the time each reconcile started. */
   readonly #active = new Map<string, number>();
+  readonly #reconcileTimeoutMs: number | undefined;
+  #consistency: { store: ConsistencyStore; timeoutMs: number } | undefined;
+  readonly #debouncer: Debouncer | undefined;
   #started = false;
 
   /** @throws {@link InvalidControllerOptionsError} for a missing name or reconcile, or a bad worker count. */
@@ -252,6 +354,25 @@ export class Controller {
         `controller ${options.name}: workers must be a positive integer, got ${String(workers)}`,
       );
     }
+    const timeoutMs = options.reconcileTimeoutMs;
+    if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: reconcileTimeoutMs must be a positive number of milliseconds, got ${String(timeoutMs)}`,
+      );
+    }
+    this.#reconcileTimeoutMs = timeoutMs === Infinity ? undefined : timeoutMs;
+    const debounceMs = options.debounceMs ?? 0;
+    if (!(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: debounceMs must be a finite number of milliseconds ≥ 0, got ${String(debounceMs)}`,
+      );
+    }
+    const maxDebounceMs = options.maxDebounceMs ?? debounceMs * 10;
+    if (!(typeof maxDebounceMs === 'number' && maxDebounceMs >= debounceMs)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: maxDebounceMs must be a number of milliseconds ≥ debounceMs (${debounceMs}), got ${String(maxDebounceMs)}`,
+      );
+    }
     this.name = options.name;
     this.#reconcile = options.reconcile;
     this.#workers = workers;
@@ -263,14 +384,25 @@ export class Controller {
     this.#metrics =
       metricsProvider === undefined ? undefined : bindControllerMetrics(metricsProvider, this.name);
     this.#metrics?.maxConcurrent.set(workers);
-    this.queue = new RateLimitingQueue<string>({
+    const queueOptions = {
       name: options.name,
       clock: this.#clock,
       rateLimiter: options.rateLimiter ?? defaultControllerRateLimiter(this.#clock),
       ...(options.metricsProvider !== undefined
         ? { metricsProvider: options.metricsProvider }
         : {}),
-    });
+    };
+    if (options.usePriorityQueue === false) {
+      this.queue = new RateLimitingQueue<string>(queueOptions);
+    } else {
+      this.#priorityQueue = new PriorityQueue<string>(queueOptions);
+      this.queue = this.#priorityQueue;
+    }
+    if (debounceMs > 0) {
+      this.#debouncer = new Debouncer(this.#clock, debounceMs, maxDebounceMs, (key, priority) =>
+        this.#add(key, priority),
+      );
+    }
   }
 
   /**
@@ -279,7 +411,13 @@ export class Controller {
    *
    * @throws {@link ControllerStartedError} after run().
    */
-  for<T extends KubeObject>(informer: ControllerInformer<T>, options: WatchOptions<T> = {}): this {
+  for<T extends KubeObject>(informer: ControllerInformer<T>, options: ForOptions<T> = {}): this {
+    if (options.consistency !== undefined) {
+      this.#consistency = {
+        store: options.consistency,
+        timeoutMs: options.staleCacheTimeoutMs ?? 10_000,
+      };
+    }
     return this.#watch(informer, (obj) => [metaNamespaceKeyFunc(obj)], options, 'for');
   }
 
@@ -323,10 +461,11 @@ export class Controller {
   ): this {
     if (this.#started) throw new ControllerStartedError(this.name, `${what}()`);
     const { predicate, filter } = options;
-    const enqueueFor = (obj: DeepReadonly<T>, event: string): void => {
+    const lowWhenUnchanged = options.lowPriorityWhenUnchanged !== false;
+    const enqueueFor = (obj: DeepReadonly<T>, event: string, priority?: number): void => {
       try {
         if (filter !== undefined && !filter(obj)) return;
-        for (const key of mapToKeys(obj)) this.queue.add(key);
+        for (const key of mapToKeys(obj)) this.#trigger(key, priority);
       } catch (err) {
         this.#logger.warn(
           `controller ${this.name}: ${what}() could not map a ${event} event to keys (${errorMessage(err)}); event ignored`,
@@ -335,11 +474,28 @@ export class Controller {
       }
     };
     const handler: ResourceEventHandler<T> = {
-      onAdd: (obj) => enqueueFor(obj, 'add'),
+      onAdd: (obj, isInInitialList) =>
+        enqueueFor(obj, 'add', lowWhenUnchanged && isInInitialList ? LowPriority : undefined),
       onUpdate: (oldObj, newObj) => {
         if (predicate !== undefined && !predicate(oldObj, newObj)) return;
-        if (what !== 'for') enqueueFor(oldObj, 'update');
-        enqueueFor(newObj, 'update');
+        // The echo of this controller's own write of the primary object: nothing new.
+        if (
+          what === 'for' &&
+          this.#consistency?.store.isOwnWrite(
+            metaNamespaceKeyFunc(newObj),
+            newObj.metadata?.resourceVersion,
+          ) === true
+        ) {
+          return;
+        }
+        // A resync (or any update that keeps the resourceVersion) changes nothing.
+        const unchanged =
+          lowWhenUnchanged &&
+          oldObj.metadata?.resourceVersion !== undefined &&
+          oldObj.metadata.resourceVersion === newObj.metadata?.resourceVersion;
+        const priority = unchanged ? LowPriority : undefined;
+        if (what !== 'for') enqueueFor(oldObj, 'update', priority);
+        enqueueFor(newObj, 'update', priority);
       },
       onDelete: (objOrTombstone) => {
         if (!(objOrTombstone instanceof DeletedFinalStateUnknown)) {
@@ -348,7 +504,7 @@ export class Controller {
           // The tombstone's key is the primary object's key, even without its last state.
           const obj = objOrTombstone.obj as DeepReadonly<T> | undefined;
           if (filter === undefined || obj === undefined || filter(obj)) {
-            this.queue.add(objOrTombstone.key);
+            this.#trigger(objOrTombstone.key, undefined);
           }
         } else {
           enqueueFor(objOrTombstone.obj, 'delete');
@@ -370,14 +526,49 @@ export class Controller {
     return [...this.#active.keys()];
   }
 
-  /** Queue `key` for a reconcile (ignored after shutdown began). */
-  enqueue(key: string): void {
-    this.queue.add(key);
+  /** Queue `key` for a reconcile (ignored after shutdown began), at `options.priority`. */
+  enqueue(key: string, options: EnqueueOptions = {}): void {
+    this.#add(key, options.priority);
   }
 
   /** Queue `key` for a reconcile after `delayMs` (an earlier pending time wins). */
-  enqueueAfter(key: string, delayMs: number): void {
-    this.queue.addAfter(key, delayMs);
+  enqueueAfter(key: string, delayMs: number, options: EnqueueOptions = {}): void {
+    if (this.#priorityQueue !== undefined) {
+      this.#priorityQueue.add(key, { after: delayMs, priority: options.priority ?? 0 });
+    } else {
+      this.queue.addAfter(key, delayMs);
+    }
+  }
+
+  /** Number of keys whose events are being debounced (not queued yet). */
+  debouncingLen(): number {
+    return this.#debouncer?.pendingLen() ?? 0;
+  }
+
+  /** An informer event for `key`: debounced when asked for, else queued. */
+  #trigger(key: string, priority: number | undefined): void {
+    if (this.#debouncer !== undefined) this.#debouncer.trigger(key, priority);
+    else this.#add(key, priority);
+  }
+
+  /** Add a key at a priority (ignored by the FIFO queue). */
+  #add(key: string, priority?: number): void {
+    if (this.#priorityQueue !== undefined) {
+      this.#priorityQueue.add(key, { priority: priority ?? 0 });
+    } else {
+      this.queue.add(key);
+    }
+  }
+
+  /** Requeue a key after a delay or through the rate limiter, at a priority. */
+  #requeue(key: string, how: { after: number } | { rateLimited: true }, priority: number): void {
+    if (this.#priorityQueue !== undefined) {
+      this.#priorityQueue.add(key, { ...how, priority });
+    } else if ('after' in how) {
+      this.queue.addAfter(key, how.after);
+    } else {
+      this.queue.addRateLimited(key);
+    }
   }
 
   /**
@@ -404,6 +595,7 @@ export class Controller {
       giveUp = () => resolve('timeout');
     });
     const onAbort = (): void => {
+      this.#debouncer?.stop();
       if (mode === 'abort') {
         reconcileAbort.abort(signal.reason);
         this.queue.shutDown();
@@ -463,6 +655,7 @@ export class Controller {
     } finally {
       shutdownTimer?.cancel();
       signal.removeEventListener('abort', onAbort);
+      this.#debouncer?.stop();
       this.queue.shutDown();
       for (const { remove } of this.#watched) {
         try {
@@ -476,39 +669,81 @@ export class Controller {
     }
   }
 
-  async #processKey(key: string, signal: AbortSignal): Promise<void> {
+  async #processKey(key: string, workerSignal: AbortSignal): Promise<void> {
     const metrics = this.#metrics;
     const started = this.#clock.now();
+    let priority = this.#priorityQueue?.processingPriority(key) ?? 0;
     this.#active.set(key, started);
     metrics?.activeWorkers.inc();
-    let result: ReconcileResult | void;
+    let signal = workerSignal;
+    let deadline: { timer: Timer; fired: ReconcileTimeoutError | undefined } | undefined;
+    let unlink: (() => void) | undefined;
+    const timeoutMs = this.#reconcileTimeoutMs;
+    if (timeoutMs !== undefined) {
+      // The reconcile's own signal: aborted by shutdown (the worker's) or at the deadline.
+      const own = new AbortController();
+      const forward = (): void => own.abort(workerSignal.reason);
+      if (workerSignal.aborted) forward();
+      else workerSignal.addEventListener('abort', forward, { once: true });
+      unlink = () => workerSignal.removeEventListener('abort', forward);
+      const d: { timer: Timer; fired: ReconcileTimeoutError | undefined } = {
+        fired: undefined,
+        timer: this.#clock.setTimeout(() => {
+          d.fired = new ReconcileTimeoutError(this.name, key, timeoutMs);
+          own.abort(d.fired);
+        }, timeoutMs),
+      };
+      deadline = d;
+      signal = own.signal;
+    }
+    let result: ReconcileResult | void = undefined;
+    let failure: { error: unknown } | undefined;
     try {
+      // Read your own writes: not before the cache has seen this controller's last write.
+      const consistency = this.#consistency;
+      if (consistency !== undefined && !consistency.store.ensureReady(key)) {
+        await consistency.store.waitReady(key, { timeoutMs: consistency.timeoutMs, signal });
+      }
       result = await this.#reconcile(key, signal);
     } catch (err) {
-      if (signal.aborted && isAbortError(err, signal)) {
+      failure = { error: err };
+    } finally {
+      deadline?.timer.cancel();
+      unlink?.();
+      this.#active.delete(key);
+      metrics?.activeWorkers.dec();
+      metrics?.time.observe((this.#clock.now() - started) / 1000);
+    }
+    if (deadline?.fired !== undefined) {
+      // The framework's deadline passed: an error whatever the reconcile then returned.
+      metrics?.timeouts?.inc();
+      failure = { error: deadline.fired };
+    }
+    if (failure !== undefined) {
+      const err = failure.error;
+      if (deadline?.fired === undefined && workerSignal.aborted && isAbortError(err, signal)) {
         this.#logger.debug(`controller ${this.name}: reconcile of ${key} aborted by shutdown`);
         return;
       }
       metrics?.errors.inc();
       metrics?.total.error.inc();
-      this.queue.addRateLimited(key);
+      this.#requeue(key, { rateLimited: true }, priority);
       this.#report(err, key);
       return;
-    } finally {
-      this.#active.delete(key);
-      metrics?.activeWorkers.dec();
-      metrics?.time.observe((this.#clock.now() - started) / 1000);
     }
     if (result === undefined || result === null) {
       metrics?.total.success.inc();
       this.queue.forget(key);
-    } else if (isRequeueAfter(result)) {
+      return;
+    }
+    if (typeof result.priority === 'number') priority = result.priority;
+    if (isRequeueAfter(result)) {
       metrics?.total.requeue_after.inc();
       this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfterMs);
+      this.#requeue(key, { after: result.requeueAfterMs }, priority);
     } else if (result.requeue === true) {
       metrics?.total.requeue.inc();
-      this.queue.addRateLimited(key);
+      this.#requeue(key, { rateLimited: true }, priority);
     } else {
       metrics?.total.success.inc();
       this.queue.forget(key);

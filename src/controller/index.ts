@@ -11,12 +11,15 @@ export {
   DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
   ControllerAlreadyRunningError,
   ControllerStartedError,
+  ReconcileTimeoutError,
   InvalidControllerOptionsError,
 } from './controller.js';
 export type {
   ControllerInformer,
   ControllerOptions,
   ControllerRunOptions,
+  EnqueueOptions,
+  ForOptions,
   OwnsOptions,
   ReconcileResult,
   Reconciler,

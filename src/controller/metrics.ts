@@ -12,6 +12,7 @@
  * | `controller_runtime_reconcile_time_seconds{controller}` | histogram | time per reconcile |
  * | `controller_runtime_active_workers{controller}` | gauge | workers reconciling right now |
  * | `controller_runtime_max_concurrent_reconciles{controller}` | gauge | the controller's worker count |
+ * | `controller_runtime_reconcile_timeouts_total{controller}` | counter | reconciles the framework's `reconcileTimeoutMs` cut short |
  *
  * Types only and free of prom-client, so the controller does not depend on Prometheus.
  *
@@ -52,6 +53,11 @@ export interface ControllerMetricsProvider {
   newActiveWorkersMetric(controller: string): GaugeMetric;
   /** `controller_runtime_max_concurrent_reconciles{controller}`. */
   newMaxConcurrentReconcilesMetric(controller: string): SettableGaugeMetric;
+  /**
+   * `controller_runtime_reconcile_timeouts_total{controller}`: reconciles whose
+   * `reconcileTimeoutMs` deadline fired (only the framework's own deadline). Optional.
+   */
+  newReconcileTimeoutsMetric?(controller: string): CounterMetric;
 }
 
 /** controller-runtime's metric names, for providers and dashboards. */
@@ -66,6 +72,8 @@ export const controllerMetricNames = {
   activeWorkers: 'controller_runtime_active_workers',
   /** Gauge of the worker count. */
   maxConcurrentReconciles: 'controller_runtime_max_concurrent_reconciles',
+  /** Counter of reconciles cut short by the controller's own deadline. */
+  reconcileTimeouts: 'controller_runtime_reconcile_timeouts_total',
 } as const;
 
 /** controller-runtime's buckets of `controller_runtime_reconcile_time_seconds`, in seconds. */
@@ -98,6 +106,7 @@ export interface BoundControllerMetrics {
   readonly time: HistogramMetric;
   readonly activeWorkers: GaugeMetric;
   readonly maxConcurrent: SettableGaugeMetric;
+  readonly timeouts: CounterMetric | undefined;
 }
 
 /** Bind a controller's series (internal). @internal */
@@ -115,5 +124,6 @@ export function bindControllerMetrics(
     time: provider.newReconcileTimeMetric(controller),
     activeWorkers: provider.newActiveWorkersMetric(controller),
     maxConcurrent: provider.newMaxConcurrentReconcilesMetric(controller),
+    timeouts: provider.newReconcileTimeoutsMetric?.(controller),
   };
 }

@@ -16,6 +16,20 @@
  *   {@link CacheNotStartedError} (controller-runtime's `ErrCacheNotStarted`).
  * - Writes (`create`, `update`, `updateStatus`, `patch`, `delete`) go to the API server
  *   through {@link CachedClient.direct}.
+ * - **Read your own writes** (Kubernetes 1.36's consistency store): once the resource's
+ *   informer exists, every write's answer is recorded ({@link CachedClient.consistency}); a
+ *   later `get` of that object, and any `list`, first waits until the informer has seen the
+ *   resourceVersion written (`lastStoreSyncResourceVersion`), up to `consistencyTimeoutMs`
+ *   (default 10 s, abortable by the read's signal), then fails with a `StaleCacheError`
+ *   saying which write the cache has not seen — never an answer from before the write.
+ * - **Lists by field** (controller-runtime's `IndexField` + `MatchingFields`): register a
+ *   field with {@link CachedClient.indexField} (an index `field:<name>` on the informer,
+ *   keyed per namespace and across namespaces as controller-runtime keys it), then list
+ *   with `fieldSelector`: several fields are ANDed, together with the label selector and
+ *   the namespace. The first field is looked up in its index (cost in proportion to its
+ *   answer), the others are checked against their index functions. A field with no index is
+ *   a {@link FieldIndexNotRegisteredError} naming it, never a silent full scan; `!=` is a
+ *   {@link UnsupportedFieldSelectorError} (the cache answers exact matches only).
  *
  * @module
  */
@@ -31,6 +45,12 @@ import type {
 import type { ApiResource, KubeObject, Status } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
+import type { FieldSelector } from '../apimachinery/fields.js';
+import { fieldSelectorFromSet, parseFieldSelector } from '../apimachinery/fields.js';
+import type { ReadonlyIndexer } from '../cache/indexer.js';
+import { ConsistencyStore } from '../cache/consistency.js';
+import { SharedIndexInformer } from '../cache/shared_informer.js';
+import { MultiNamespaceInformer } from './multi_namespace.js';
 import type { CacheInformer } from './multi_namespace.js';
 
 /** A read was made while the cache is not running (before `start()` or after shutdown began). */
@@ -49,6 +69,8 @@ export interface CachedGetOptions {
   namespace?: string;
   /** Aborts the wait for the first sync. */
   signal?: AbortSignal;
+  /** How long to wait for the cache to see this process's own last write. Default 10 s. */
+  consistencyTimeoutMs?: number;
 }
 
 /** Options of {@link CachedClient.list}. */
@@ -57,8 +79,59 @@ export interface CachedListOptions {
   namespace?: string;
   /** Only objects whose labels match (a string such as `app=web,tier!=db`, or a parsed selector). */
   labelSelector?: string | LabelSelector;
+  /**
+   * Only objects whose indexed fields have these values (controller-runtime's
+   * `MatchingFields`): `{ 'spec.nodeName': 'node-1' }`, or a selector string
+   * `spec.nodeName=node-1,status.phase=Running`. Every field needs an index registered with
+   * {@link CachedClient.indexField}; the terms are ANDed.
+   */
+  fieldSelector?: string | Readonly<Record<string, string>> | FieldSelector;
+  /** How long to wait for the cache to see this process's own writes. Default 10 s. */
+  consistencyTimeoutMs?: number;
   /** Aborts the wait for the first sync. */
   signal?: AbortSignal;
+}
+
+/** A list asked for a field that has no index in the cache. */
+export class FieldIndexNotRegisteredError extends KubeControllerKitError {
+  /** The field asked for. */
+  readonly field: string;
+  /** @param resource - e.g. `pods`; @param field - the field. */
+  constructor(resource: string, field: string) {
+    super(
+      `cannot list ${resource} by field ${field} from the cache: no index is registered for ${field}; ` +
+        `register one with client.indexField('${field}', extract) before listing, or list from client.direct`,
+    );
+    this.field = field;
+  }
+}
+
+/** A list asked the cache for a field selector it cannot answer (anything but `field=value`). */
+export class UnsupportedFieldSelectorError extends KubeControllerKitError {
+  /** @param resource - e.g. `pods`; @param selector - the selector. */
+  constructor(resource: string, selector: string) {
+    super(
+      `cannot list ${resource} with field selector "${selector}" from the cache: only exact matches (field=value) are supported by the cache; list from client.direct for others`,
+    );
+  }
+}
+
+/**
+ * Maps an object to the values of one field for {@link CachedClient.indexField}
+ * (controller-runtime's `IndexerFunc`); return `[]` when the object has none.
+ */
+export type FieldExtractor<T> = (obj: DeepReadonly<T>) => readonly string[];
+
+/** The informer index that holds field `field` (controller-runtime's `field:<name>`). */
+export function fieldIndexName(field: string): string {
+  return `field:${field}`;
+}
+
+/** The key across namespaces (controller-runtime's `__all_namespaces`). */
+const ALL_NAMESPACES = '__all_namespaces';
+
+function fieldIndexKey(namespace: string, value: string): string {
+  return `${namespace === '' ? ALL_NAMESPACES : namespace}/${value}`;
 }
 
 /** What a {@link CachedClient} needs from its manager (internal). @internal */
@@ -109,6 +182,12 @@ export class CachedClient<T extends KubeObject> {
    */
   async get(name: string, options: CachedGetOptions = {}): Promise<DeepReadonly<T>> {
     const informer = await this.#synced(options.signal);
+    const key =
+      this.resource.namespaced && options.namespace ? `${options.namespace}/${name}` : name;
+    await this.consistency.waitReady(key, {
+      timeoutMs: options.consistencyTimeoutMs ?? DEFAULT_CONSISTENCY_TIMEOUT_MS,
+      signal: options.signal,
+    });
     const lister = informer.lister();
     if (this.resource.namespaced) {
       return lister.byNamespace(options.namespace ?? '').get(name);
@@ -128,37 +207,158 @@ export class CachedClient<T extends KubeObject> {
       typeof options.labelSelector === 'string'
         ? parseLabelSelector(options.labelSelector)
         : options.labelSelector;
+    const fields = this.#fieldRequirements(options.fieldSelector);
     const informer = await this.#synced(options.signal);
+    await this.consistency.waitReady(undefined, {
+      timeoutMs: options.consistencyTimeoutMs ?? DEFAULT_CONSISTENCY_TIMEOUT_MS,
+      signal: options.signal,
+    });
     const lister = informer.lister();
-    if (this.resource.namespaced && options.namespace !== undefined && options.namespace !== '') {
-      return lister.byNamespace(options.namespace).list(selector);
+    const namespace =
+      this.resource.namespaced && options.namespace !== undefined ? options.namespace : '';
+    if (fields.length === 0) {
+      if (namespace !== '') return lister.byNamespace(namespace).list(selector);
+      return lister.list(selector);
     }
-    return lister.list(selector);
+    // A namespace outside the cache's set throws here, as a plain list does.
+    if (namespace !== '') lister.byNamespace(namespace);
+    const indexers = indexersOf(informer, this.resource);
+    const funcs = fields.map(({ field }) => {
+      const fn = indexers[0]?.getIndexers()[fieldIndexName(field)];
+      if (fn === undefined)
+        throw new FieldIndexNotRegisteredError(resourceName(this.resource), field);
+      return fn;
+    });
+    const [first, ...rest] = fields;
+    const out: DeepReadonly<T>[] = [];
+    for (const indexer of indexers) {
+      for (const obj of indexer.byIndex(
+        fieldIndexName(first!.field),
+        fieldIndexKey(namespace, first!.value),
+      )) {
+        if (selector !== undefined && !selector.matches(obj.metadata?.labels ?? {})) continue;
+        if (rest.every((r, i) => funcs[i + 1]!(obj as T).includes(fieldIndexKey('', r.value)))) {
+          out.push(obj);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Register an index of field `field` on this resource's informer, so that `list` can
+   * select by it (controller-runtime's `FieldIndexer.IndexField`). `extract` gives the
+   * field's values of an object (several values make the object match any of them). The
+   * objects already cached are indexed at once; register before the first list that needs
+   * it. The index is the informer's, so every client of the resource shares it.
+   *
+   * @throws IndexerConflictError when the field has an index already.
+   */
+  indexField(field: string, extract: FieldExtractor<T>): void {
+    const indexFn = (obj: T): string[] => {
+      const values = extract(obj as DeepReadonly<T>);
+      const ns = obj.metadata?.namespace ?? '';
+      const keys: string[] = [];
+      for (const v of values) {
+        keys.push(fieldIndexKey('', v));
+        if (ns !== '') keys.push(fieldIndexKey(ns, v));
+      }
+      return keys;
+    };
+    this.#informer ??= this.#host.informer(this.resource);
+    for (const informer of sharedInformersOf(this.#informer, this.resource)) {
+      informer.addIndexers({ [fieldIndexName(field)]: indexFn });
+    }
+  }
+
+  #fieldRequirements(
+    fieldSelector: CachedListOptions['fieldSelector'],
+  ): readonly { field: string; value: string }[] {
+    if (fieldSelector === undefined) return [];
+    const parsed =
+      typeof fieldSelector === 'string'
+        ? parseFieldSelector(fieldSelector)
+        : isFieldSelector(fieldSelector)
+          ? fieldSelector
+          : fieldSelectorFromSet(fieldSelector);
+    for (const r of parsed.requirements) {
+      if (r.operator !== '=') {
+        throw new UnsupportedFieldSelectorError(resourceName(this.resource), parsed.toString());
+      }
+    }
+    return parsed.requirements;
+  }
+
+  /**
+   * The read-your-own-writes record of this resource's cache, shared by every client of the
+   * resource: writes through this client land in it; give it to `Controller.for(informer, {
+   * consistency })` so the controller skips the echoes of its own writes and waits for them
+   * before reconciling.
+   */
+  get consistency(): ConsistencyStore {
+    this.#informer ??= this.#host.informer(this.resource);
+    const informers = sharedInformersOf(this.#informer, this.resource);
+    const anchor = informers[0]!;
+    let store = consistencyStores.get(anchor);
+    if (store === undefined) {
+      const byNamespace = new Map<string, SharedIndexInformer<T>>();
+      if (this.#informer instanceof MultiNamespaceInformer) {
+        for (const [ns, i] of (this.#informer as MultiNamespaceInformer<T>).informers) {
+          byNamespace.set(ns, i);
+        }
+      }
+      store = new ConsistencyStore({
+        what: `the ${resourceName(this.resource)} cache`,
+        clock: this.#host.clock,
+        storeResourceVersion: (key) => {
+          const slash = key.indexOf('/');
+          const informer = slash > 0 ? (byNamespace.get(key.slice(0, slash)) ?? anchor) : anchor;
+          return informer.lastStoreSyncResourceVersion();
+        },
+      });
+      consistencyStores.set(anchor, store);
+    }
+    return store;
   }
 
   /** Create `obj` on the API server (its namespace from the object). */
-  create(obj: T, options?: WriteOptions): Promise<T> {
-    return this.direct.create(obj, options);
+  async create(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#wrote(await this.direct.create(obj, options));
   }
 
   /** Replace `obj` on the API server (optimistic concurrency through its resourceVersion). */
-  update(obj: T, options?: WriteOptions): Promise<T> {
-    return this.direct.update(obj, options);
+  async update(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#wrote(await this.direct.update(obj, options));
   }
 
   /** Replace `obj`'s status on the API server. */
-  updateStatus(obj: T, options?: WriteOptions): Promise<T> {
-    return this.direct.updateStatus(obj, options);
+  async updateStatus(obj: T, options?: WriteOptions): Promise<T> {
+    return this.#wrote(await this.direct.updateStatus(obj, options));
+  }
+
+  /** Record a write's answer (once the cache exists: before, the first list will include it). */
+  #wrote(obj: T): T {
+    if (this.#informer !== undefined) {
+      const name = obj.metadata?.name;
+      if (name !== undefined) {
+        const ns = obj.metadata?.namespace;
+        this.consistency.wroteAt(
+          ns !== undefined && ns !== '' ? `${ns}/${name}` : name,
+          obj.metadata?.resourceVersion,
+        );
+      }
+    }
+    return obj;
   }
 
   /** Patch `name` (in `options.namespace`) on the API server. */
-  patch(
+  async patch(
     name: string,
     patch: unknown,
     options: PatchOptions & { namespace?: string } = {},
   ): Promise<T> {
     const { namespace, ...rest } = options;
-    return this.#scoped(namespace).patch(name, patch, rest);
+    return this.#wrote(await this.#scoped(namespace).patch(name, patch, rest));
   }
 
   /** Delete `name` (in `options.namespace`) on the API server. */
@@ -191,6 +391,40 @@ export class CachedClient<T extends KubeObject> {
     return informer;
   }
 }
+
+function isFieldSelector(x: object): x is FieldSelector {
+  return (
+    Array.isArray((x as { requirements?: unknown }).requirements) &&
+    typeof (x as { matches?: unknown }).matches === 'function'
+  );
+}
+
+/** The shared informers behind a cache informer (one, or one per namespace). */
+function sharedInformersOf<T extends KubeObject>(
+  informer: CacheInformer<T>,
+  resource: ApiResource<T>,
+): SharedIndexInformer<T>[] {
+  if (informer instanceof MultiNamespaceInformer) {
+    return [...(informer as MultiNamespaceInformer<T>).informers.values()];
+  }
+  if (informer instanceof SharedIndexInformer) return [informer as SharedIndexInformer<T>];
+  throw new KubeControllerKitError(
+    `the cache informer of ${resourceName(resource)} is neither a SharedIndexInformer nor a MultiNamespaceInformer, so it has no field indexes`,
+  );
+}
+
+function indexersOf<T extends KubeObject>(
+  informer: CacheInformer<T>,
+  resource: ApiResource<T>,
+): ReadonlyIndexer<T>[] {
+  return sharedInformersOf(informer, resource).map((i) => i.getIndexer());
+}
+
+/** How long a read waits by default for the cache to see this process's own writes. */
+export const DEFAULT_CONSISTENCY_TIMEOUT_MS = 10_000;
+
+/** One consistency store per informer (keyed by its first shared informer). */
+const consistencyStores = new WeakMap<object, ConsistencyStore>();
 
 /** How often a first read polls its informer's sync. */
 const SYNC_POLL_MS = 20;

@@ -45,5 +45,12 @@ export {
   NamespaceNotCachedError,
 } from './multi_namespace.js';
 export type { CacheInformer, CacheLister, InformerHandler } from './multi_namespace.js';
-export { CachedClient, CacheNotStartedError } from './cached_client.js';
-export type { CachedGetOptions, CachedListOptions } from './cached_client.js';
+export {
+  CachedClient,
+  CacheNotStartedError,
+  FieldIndexNotRegisteredError,
+  UnsupportedFieldSelectorError,
+  fieldIndexName,
+  DEFAULT_CONSISTENCY_TIMEOUT_MS,
+} from './cached_client.js';
+export type { CachedGetOptions, CachedListOptions, FieldExtractor } from './cached_client.js';

@@ -45,6 +45,7 @@ export class PrometheusControllerMetricsProvider implements ControllerMetricsPro
   readonly #time: Histogram<'controller'>;
   readonly #active: Gauge<'controller'>;
   readonly #max: Gauge<'controller'>;
+  readonly #timeouts: Counter<'controller'>;
 
   /** Create the metrics and register them in the registry. */
   constructor(options: PrometheusControllerMetricsProviderOptions = {}) {
@@ -81,11 +82,23 @@ export class PrometheusControllerMetricsProvider implements ControllerMetricsPro
       labelNames: ['controller'] as const,
       registers,
     });
+    this.#timeouts = new Counter({
+      name: n.reconcileTimeouts,
+      help: 'Total number of reconciliation timeouts per controller',
+      labelNames: ['controller'] as const,
+      registers,
+    });
   }
 
   /** {@inheritDoc ControllerMetricsProvider.newReconcileTotalMetric} */
   newReconcileTotalMetric(controller: string, result: ReconcileResultLabel): CounterMetric {
     const child = this.#total.labels({ controller, result });
+    child.inc(0);
+    return child;
+  }
+  /** {@inheritDoc ControllerMetricsProvider.newReconcileTimeoutsMetric} */
+  newReconcileTimeoutsMetric(controller: string): CounterMetric {
+    const child = this.#timeouts.labels({ controller });
     child.inc(0);
     return child;
   }

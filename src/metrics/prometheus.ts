@@ -58,7 +58,7 @@ export const workqueueDurationBuckets: readonly number[] = Array.from({ length: 
 export class PrometheusMetricsProvider
   implements MetricsProvider, RestClientMetricsProvider, LeaderElectionMetricsProvider
 {
-  readonly #depth: Gauge<'name'>;
+  readonly #depth: Gauge<'name' | 'priority'>;
   readonly #adds: Counter<'name'>;
   readonly #latency: Histogram<'name'>;
   readonly #workDuration: Histogram<'name'>;
@@ -80,7 +80,13 @@ export class PrometheusMetricsProvider
     const histogram = (name: string, help: string): Histogram<'name'> =>
       new Histogram({ name, help, labelNames, buckets, registers });
     const n = workqueueMetricNames;
-    this.#depth = gauge(n.depth, 'Current depth of workqueue');
+    // controller-runtime's depth carries a `priority` label, set by priority queues only.
+    this.#depth = new Gauge({
+      name: n.depth,
+      help: 'Current depth of workqueue by workqueue and priority',
+      labelNames: ['name', 'priority'] as const,
+      registers,
+    });
     this.#adds = counter(n.adds, 'Total number of adds handled by workqueue');
     this.#latency = histogram(
       n.queueDuration,
@@ -104,6 +110,10 @@ export class PrometheusMetricsProvider
   /** {@inheritDoc MetricsProvider.newDepthMetric} */
   newDepthMetric(name: string): GaugeMetric {
     return this.#depth.labels({ name });
+  }
+  /** {@inheritDoc MetricsProvider.newDepthWithPriorityMetric} */
+  newDepthWithPriorityMetric(name: string, priority: string): GaugeMetric {
+    return this.#depth.labels({ name, priority });
   }
   /** {@inheritDoc MetricsProvider.newAddsMetric} */
   newAddsMetric(name: string): CounterMetric {

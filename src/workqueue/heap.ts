@@ -65,6 +65,20 @@ export class WaitingHeap<T> {
     this.#up(entry.index);
   }
 
+  /** Remove `entry` from wherever it sits in the heap (O(log n)). */
+  remove(entry: WaitingEntry<T>): void {
+    const a = this.#a;
+    const i = entry.index;
+    if (i < 0 || a[i] !== entry) return;
+    const last = a.pop()!;
+    entry.index = -1;
+    if (last === entry) return;
+    a[i] = last;
+    last.index = i;
+    this.#down(i);
+    this.#up(last.index);
+  }
+
   /** Remove every entry. */
   clear(): void {
     this.#a.length = 0;

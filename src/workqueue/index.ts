@@ -1,5 +1,5 @@
 /**
- * The work queue family: a deduplicating queue where an item is never processed by two
+ * The work queue family: a deduplicating queue, a priority queue where an item is never processed by two
  * workers at once, a delaying queue, a rate-limiting queue, client-go's rate limiters,
  * a worker runner and metrics hooks.
  *
@@ -7,6 +7,13 @@
  */
 export { Queue } from './queue.js';
 export type { QueueOptions, QueueGetResult } from './queue.js';
+export type { RateLimitingWorkQueue, WorkQueue } from './interface.js';
+export { LowPriority, PriorityQueue } from './priority_queue.js';
+export type {
+  PriorityAddOptions,
+  PriorityQueueGetResult,
+  PriorityQueueOptions,
+} from './priority_queue.js';
 export { DelayingQueue } from './delaying_queue.js';
 export type { DelayingQueueOptions } from './delaying_queue.js';
 export { RateLimitingQueue } from './rate_limiting_queue.js';
@@ -25,6 +32,8 @@ export type { RateLimiter } from './rate_limiters.js';
 export { InvalidWorkerCountError, runWorkers } from './workers.js';
 export type { RunWorkersOptions, WorkHandler } from './workers.js';
 export {
+  MAX_PRIORITY_LABELS,
+  PRIORITY_CARDINALITY_EXCEEDED,
   UNFINISHED_WORK_UPDATE_PERIOD_MS,
   getDefaultMetricsProvider,
   setDefaultMetricsProvider,

@@ -15,6 +15,11 @@
  * | `workqueue_longest_running_processor_seconds` | gauge | age of the oldest work in progress |
  * | `workqueue_retries_total` | counter | `addAfter` / `addRateLimited` calls |
  *
+ * A {@link PriorityQueue} reports its depth by priority instead, when the provider has
+ * `newDepthWithPriorityMetric`: `workqueue_depth{name,priority}` as controller-runtime's
+ * priority queue does (after 25 distinct priorities the label becomes
+ * `exceeded_cardinality_limit`). Without that method it reports the plain depth.
+ *
  * The two gauges of work in progress are refreshed every 500 ms through the queue's clock
  * while a worker holds an item (client-go's `updateUnfinishedWorkLoop`), and set to 0 when
  * the last one is done. With no work in progress no timer runs, so a queue that was made
@@ -54,7 +59,18 @@ export interface MetricsProvider {
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
   /** `workqueue_retries_total{name}`. */
   newRetriesMetric(name: string): CounterMetric;
+  /**
+   * `workqueue_depth{name,priority}`: the depth of a priority queue's items of one
+   * priority (controller-runtime's `DepthMetricWithPriority`). Optional; called once per
+   * (queue, priority label), lazily, as priorities appear.
+   */
+  newDepthWithPriorityMetric?(name: string, priority: string): GaugeMetric;
 }
+
+/** The `priority` label once a queue has seen more than 25 priorities (controller-runtime's). */
+export const PRIORITY_CARDINALITY_EXCEEDED = 'exceeded_cardinality_limit';
+/** How many distinct priorities get their own `priority` label (controller-runtime's limit). */
+export const MAX_PRIORITY_LABELS = 25;
 
 /** client-go's metric names, for providers and dashboards. */
 export const workqueueMetricNames = {
@@ -105,6 +121,8 @@ export class QueueMetrics {
   readonly #unfinished: SettableGaugeMetric;
   readonly #longest: SettableGaugeMetric;
   readonly #retries: CounterMetric;
+  readonly #depthByPriority: Map<string, GaugeMetric> | undefined;
+  readonly #newDepthWithPriority: ((priority: string) => GaugeMetric) | undefined;
   readonly #addTimes = new Map<unknown, number>();
   readonly #processingStartTimes = new Map<unknown, number>();
   #timer: Timer | undefined;
@@ -123,19 +141,24 @@ export class QueueMetrics {
     this.#unfinished = provider.newUnfinishedWorkSecondsMetric(name);
     this.#longest = provider.newLongestRunningProcessorSecondsMetric(name);
     this.#retries = provider.newRetriesMetric(name);
+    if (provider.newDepthWithPriorityMetric !== undefined) {
+      const make = provider.newDepthWithPriorityMetric.bind(provider);
+      this.#newDepthWithPriority = (priority) => make(name, priority);
+      this.#depthByPriority = new Map();
+    }
   }
 
-  /** An item became dirty. */
-  add(key: unknown): void {
+  /** An item became dirty (ready, for a priority queue, which passes its priority). */
+  add(key: unknown, priority?: number): void {
     this.#adds.inc();
-    this.#depth.inc();
+    this.#depthOf(priority).inc();
     if (!this.#addTimes.has(key)) this.#addTimes.set(key, this.#clock.now());
   }
 
-  /** An item was handed to a worker. */
-  get(key: unknown): void {
+  /** An item was handed to a worker (with its priority, for a priority queue). */
+  get(key: unknown, priority?: number): void {
     const now = this.#clock.now();
-    this.#depth.dec();
+    this.#depthOf(priority).dec();
     this.#processingStartTimes.set(key, now);
     if (this.#timer === undefined) this.#schedule();
     const added = this.#addTimes.get(key);
@@ -158,6 +181,29 @@ export class QueueMetrics {
         this.updateUnfinishedWork();
       }
     }
+  }
+
+  /** A queued item of a priority queue moved from one priority to another. */
+  changePriority(from: number, to: number): void {
+    if (this.#depthByPriority === undefined) return;
+    this.#depthOf(from).dec();
+    this.#depthOf(to).inc();
+  }
+
+  /** The depth gauge for `priority` (the plain one without priorities). */
+  #depthOf(priority: number | undefined): GaugeMetric {
+    const byPriority = this.#depthByPriority;
+    if (priority === undefined || byPriority === undefined) return this.#depth;
+    let label = String(priority);
+    let gauge = byPriority.get(label);
+    if (gauge !== undefined) return gauge;
+    if (byPriority.size >= MAX_PRIORITY_LABELS) label = PRIORITY_CARDINALITY_EXCEEDED;
+    gauge = byPriority.get(label);
+    if (gauge === undefined) {
+      gauge = this.#newDepthWithPriority!(label);
+      byPriority.set(label, gauge);
+    }
+    return gauge;
   }
 
   /** An item was added with a delay. */

@@ -7,7 +7,7 @@
 import { defaultLogger, toLogger } from '../util/logger.js';
 import type { Logger } from '../util/logger.js';
 import { KubeControllerKitError, isAbortError } from '../util/errors.js';
-import type { Queue } from './queue.js';
+import type { WorkQueue } from './interface.js';
 
 /** Processes one item. The signal aborts when the workers are told to stop. */
 export type WorkHandler<T> = (item: T, signal: AbortSignal) => unknown;
@@ -36,7 +36,7 @@ export class InvalidWorkerCountError extends KubeControllerKitError {}
  * go to `onError` or the logger; they never become unhandled rejections.
  */
 export async function runWorkers<T>(
-  queue: Queue<T>,
+  queue: WorkQueue<T>,
   workers: number,
   handler: WorkHandler<T>,
   signal: AbortSignal,

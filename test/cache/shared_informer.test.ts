@@ -533,3 +533,52 @@ describe('SharedIndexInformer: resync', () => {
     await s3.stop();
   });
 });
+
+describe('SharedIndexInformer: addEventHandlerWithOptions (client-go 1.33 HandlerOptions)', () => {
+  test('a per-handler logger gets that handler’s failures and clamping warnings; the informer’s logger does not', async () => {
+    const informerLog = recordingLogger();
+    const handlerLog = recordingLogger();
+    const s = await started([pod('a', '1')], {
+      logger: informerLog.logger,
+      resyncPeriodMs: 60_000,
+    });
+    s.informer.addEventHandlerWithOptions(
+      {
+        onAdd: () => {
+          throw new Error('handler broke');
+        },
+      },
+      { logger: handlerLog.logger, resyncPeriodMs: 10, name: 'mine' },
+    );
+    void s.start();
+    await until('reported', () => handlerLog.lines.some((l) => l.startsWith('error ')));
+    assert.ok(
+      handlerLog.lines.some((l) => /resync period 10 ms is too small/.test(l)),
+      'the clamping warning went to the handler’s logger',
+    );
+    assert.ok(
+      handlerLog.lines.some((l) => /mine/.test(l)),
+      'named in its messages',
+    );
+    assert.deepEqual(
+      informerLog.lines,
+      [],
+      'nothing of this handler reached the informer’s logger',
+    );
+    await s.stop();
+  });
+
+  test('the per-handler resync period applies to that handler only', async () => {
+    const s = await started([pod('a', '1')], { resyncPeriodMs: 10_000 });
+    const own = recorder();
+    const plain = recorder();
+    s.informer.addEventHandlerWithOptions(own.handler, { resyncPeriodMs: 0 });
+    s.informer.addEventHandler(plain.handler);
+    void s.start();
+    await until('synced', () => s.informer.hasSynced());
+    await s.clock.advance(10_000);
+    await until('resync delivered', () => plain.log.length === 2);
+    assert.deepEqual(own.log, ['add a initial']);
+    await s.stop();
+  });
+});

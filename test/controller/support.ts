@@ -26,6 +26,11 @@ export class FakeInformer<T extends KubeObject> implements ControllerInformer<T>
     for (const h of this.handlers.values()) void h.onAdd?.(obj as DeepReadonly<T>, false);
   }
 
+  /** An add from the informer's initial list (`isInInitialList` true). */
+  addInitial(obj: T): void {
+    for (const h of this.handlers.values()) void h.onAdd?.(obj as DeepReadonly<T>, true);
+  }
+
   update(oldObj: T, newObj: T): void {
     for (const h of this.handlers.values()) {
       void h.onUpdate?.(oldObj as DeepReadonly<T>, newObj as DeepReadonly<T>);

@@ -70,6 +70,11 @@ describe('controller_runtime_* metrics', () => {
     const before = await registry.metrics();
     assert.equal(sample(before, 'controller_runtime_reconcile_errors_total{controller="cms"}'), 0);
     assert.equal(
+      sample(before, 'controller_runtime_reconcile_timeouts_total{controller="cms"}'),
+      0,
+      'the timeouts series exists at zero',
+    );
+    assert.equal(
       sample(before, 'controller_runtime_reconcile_total{controller="cms",result="success"}'),
       0,
       'series exist at zero before the first reconcile',

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
 import { PrometheusMetricsProvider, workqueueDurationBuckets } from '../../src/metrics/index.js';
-import { RateLimitingQueue } from '../../src/workqueue/index.js';
+import { LowPriority, PriorityQueue, RateLimitingQueue } from '../../src/workqueue/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 
 function sample(text: string, line: string): number | undefined {
@@ -13,6 +13,20 @@ function sample(text: string, line: string): number | undefined {
 }
 
 describe('PrometheusMetricsProvider', () => {
+  test('a priority queue exports workqueue_depth with a priority label (controller-runtime)', async () => {
+    const registry = new Registry();
+    const metricsProvider = new PrometheusMetricsProvider({ registry });
+    const q = new PriorityQueue<string>({ name: 'apps', clock: new FakeClock(0), metricsProvider });
+    q.add('a', { priority: LowPriority });
+    q.add('b', { priority: LowPriority });
+    q.add('c');
+    const text = await registry.metrics();
+    assert.equal(sample(text, 'workqueue_depth{name="apps",priority="-100"}'), 2);
+    assert.equal(sample(text, 'workqueue_depth{name="apps",priority="0"}'), 1);
+    assert.equal(sample(text, 'workqueue_adds_total{name="apps"}'), 3);
+    q.shutDown();
+  });
+
   test('a named queue exports client-go metric names with the name label', async () => {
     const registry = new Registry();
     const clock = new FakeClock(0);
