@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { TestApiServerFeatureGates } from './feature_gates.js';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -111,6 +112,12 @@ export interface TestApiServerOptions {
    * held by its `foregroundDeletion` or `orphan` finalizer).
    */
   garbageCollection?: boolean;
+  /**
+   * Alpha features to switch on, as kube-apiserver's `--feature-gates` (all off by
+   * default): `{ ShardedListAndWatch: true }` makes lists, watches and deletecollection
+   * honour `shardSelector` (KEP-5866).
+   */
+  featureGates?: TestApiServerFeatureGates;
 }
 
 /** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
@@ -246,6 +253,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
         tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 200,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+        featureGates: { ...options.featureGates },
       },
       authenticator: new Authenticator(options.auth),
     };

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../util/errors.js';
 import { startTestApiServer } from './apiserver.js';
 import type { TestApiServerOptions } from './apiserver.js';
+import { parseFeatureGates } from './feature_gates.js';
 
 const USAGE = `Usage: kube-controller-kit apiserver [options]
 
@@ -21,6 +22,8 @@ Options:
   --token <token>       require this bearer token (written into the kubeconfig)
   --client-cert         require a client certificate (implies --https)
   --bookmark-interval <ms>  BOOKMARK interval on watches (default 60000)
+  --feature-gates <k=v,...>  alpha features, as kube-apiserver's flag
+                        (known: ShardedListAndWatch; all off by default)
   -h, --help            show this help
 `;
 
@@ -53,6 +56,7 @@ export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promi
         token: { type: 'string' },
         'client-cert': { type: 'boolean' },
         'bookmark-interval': { type: 'string' },
+        'feature-gates': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -82,6 +86,14 @@ export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promi
       return 2;
     }
     options.bookmarkIntervalMs = ms;
+  }
+  if (typeof values['feature-gates'] === 'string') {
+    try {
+      options.featureGates = parseFeatureGates(values['feature-gates']);
+    } catch (e) {
+      err(`--feature-gates: ${errorMessage(e)}`);
+      return 2;
+    }
   }
   if (values.https) options.https = true;
   if (typeof values.token === 'string') options.auth = { token: values.token };

@@ -12,6 +12,7 @@ import type { RequestVerb } from './faults.js';
 import type { OpenWatches } from './open_watches.js';
 import type { ResourceRegistry, ResourceType } from './registry.js';
 import type { ResourceStore } from './resource_store.js';
+import type { TestApiServerFeatureGates } from './feature_gates.js';
 import type { Storage } from './storage.js';
 import type { TableContext } from './table.js';
 
@@ -23,6 +24,8 @@ export interface HttpSettings {
   tooLargeResourceVersionWaitMs: number;
   /** Interval of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
+  /** Alpha features switched on (`--feature-gates`). */
+  featureGates: TestApiServerFeatureGates;
 }
 
 /** Timers of in-flight requests, cancelled when the server closes. */
