@@ -130,6 +130,8 @@ export class Replica {
   working = false;
   /** Server mode: the range shard (its held ranges). */
   rangeShard: RangeShard | undefined;
+  /** The cache of the replica's current informer (for benchmarks). */
+  cache: { list(): unknown[] } | undefined;
 
   constructor(
     readonly ring: Ring,
@@ -188,6 +190,7 @@ export class Replica {
       logger: noopLogger,
     });
     const informer = factory.forResource(configMapsResource, { namespace: NAMESPACE });
+    this.cache = informer.getIndexer();
     const client = new ResourceClient(transport, configMapsResource);
     const record = async (key: string): Promise<void> => {
       const start = performance.now();
@@ -217,6 +220,7 @@ export class Replica {
       logger: noopLogger,
     });
     const informer = factory.forResource(configMapsResource, { namespace: NAMESPACE });
+    this.cache = informer.getIndexer();
     const record = async (key: string): Promise<void> => {
       const start = performance.now();
       await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 4)));
