@@ -223,7 +223,9 @@ export class Replica {
     this.cache = informer.getIndexer();
     const record = async (key: string): Promise<void> => {
       const start = performance.now();
-      await new Promise((r) => setTimeout(r, 1 + Math.floor(Math.random() * 4)));
+      await new Promise((r) =>
+        setTimeout(r, this.ring.reconcileMs ?? 1 + Math.floor(Math.random() * 4)),
+      );
       this.ring.intervals.push({ shard: this.name, key, start, end: performance.now() });
     };
     const controller = new Controller({
@@ -290,6 +292,8 @@ export class Ring {
   #sharderDone: Promise<void> | undefined;
   readonly objects: ResourceClient<KubeObject>;
   readonly mode: 'labels' | 'server';
+  /** Server mode: how long each reconcile takes, in ms (default 1–4, random). */
+  reconcileMs: number | undefined;
 
   constructor(
     readonly server: TestApiServer,
@@ -401,10 +405,10 @@ export class Ring {
     await eventually(
       'every working replica holds its ranges and every object was last reconciled by its owner',
       async () => {
-        const working = [...this.replicas.values()].filter(
-          (r) => r.working && r.rangeShard?.shard.isMember() === true,
-        );
-        if (working.length === 0) return false;
+        const working = [...this.replicas.values()];
+        // Every running replica (started, not removed or partitioned) has joined.
+        if (working.length === 0 || working.some((r) => r.rangeShard?.shard.isMember() !== true))
+          return false;
         const ring = new HashRing(
           working.map((r) => r.name),
           DEFAULT_RANGE_VIRTUAL_NODES,

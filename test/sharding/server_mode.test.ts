@@ -74,4 +74,33 @@ describe('server-side sharding (RangeShard) on the in-memory server', { timeout:
       await ring.close();
     }
   });
+
+  test('a join while the old owner is in a long reconcile: the new owner starts on a moved object only after the old one finished', async () => {
+    const ring = new Ring(server, { mode: 'server' });
+    try {
+      ring.add('a');
+      await ring.createObjects('slow', 30);
+      await ring.settled();
+      ring.reconcileMs = 300;
+      // Every object changes: a is busy reconciling when b joins and takes ranges over.
+      for (const o of (await ring.objects.list()).items)
+        await ring.objects.update({ ...o, data: { v: '2' } } as typeof o);
+      ring.add('b');
+      await ring.settled(30_000);
+      ring.assertNoOverlap();
+      const moved = new Set(ring.intervals.filter((i) => i.shard === 'b').map((i) => i.key));
+      assert.ok(moved.size > 0, 'b took some objects over');
+      for (const key of moved) {
+        const lastA = Math.max(
+          ...ring.intervals.filter((i) => i.key === key && i.shard === 'a').map((i) => i.end),
+        );
+        const firstB = Math.min(
+          ...ring.intervals.filter((i) => i.key === key && i.shard === 'b').map((i) => i.start),
+        );
+        assert.ok(firstB >= lastA, `${key}: b started at ${firstB} before a ended at ${lastA}`);
+      }
+    } finally {
+      await ring.close();
+    }
+  });
 });
