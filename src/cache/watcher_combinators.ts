@@ -71,7 +71,8 @@ function mapText(map: Record<string, string> | undefined): string {
 
 /**
  * The predicates of kube-rs `predicates::*`: `generation` (spec changes only: objects
- * without a generation always pass), `labels`, `annotations`, `resourceVersion`.
+ * without a generation always pass), `labels`, `annotations`, `finalizers`,
+ * `resourceVersion`.
  */
 export const predicates = Object.freeze({
   /** `metadata.generation`: passes spec changes, drops status-only updates. */
@@ -80,6 +81,11 @@ export const predicates = Object.freeze({
   labels: (obj: unknown): string => mapText((obj as Meta | null)?.metadata?.labels),
   /** The annotations. */
   annotations: (obj: unknown): string => mapText((obj as Meta | null)?.metadata?.annotations),
+  /** The finalizers (in order). */
+  finalizers: (obj: unknown): string =>
+    JSON.stringify(
+      (obj as { metadata?: { finalizers?: string[] } } | null)?.metadata?.finalizers ?? [],
+    ),
   /** `metadata.resourceVersion`: drops exact repeats (a relist's unchanged objects). */
   resourceVersion: (obj: unknown): string | undefined =>
     (obj as Meta | null)?.metadata?.resourceVersion,
@@ -90,7 +96,7 @@ export interface PredicateFilterOptions {
   /**
    * How long the last value of an object is remembered after it was last seen, in ms
    * (kube-rs #1836): without it the memory grows with every object ever seen, deleted ones
-   * included. An object not seen for longer passes again. Default one hour.
+   * included. An object not seen for this long or longer passes again. Default one hour.
    */
   ttlMs?: number;
   /** Source of time. */
@@ -117,7 +123,7 @@ export async function* predicateFilter<T>(
   for await (const obj of objects) {
     const now = clock.now();
     if (now - lastSweep >= ttlMs) {
-      for (const [k, v] of seen) if (now - v.at > ttlMs) seen.delete(k);
+      for (const [k, v] of seen) if (now - v.at >= ttlMs) seen.delete(k);
       lastSweep = now;
     }
     const value = predicate(obj);
@@ -129,7 +135,8 @@ export async function* predicateFilter<T>(
     const key = `${m?.namespace ?? ''}/${m?.name ?? ''}/${m?.uid ?? ''}`;
     const before = seen.get(key);
     seen.set(key, { value, at: now });
-    if (before !== undefined && before.value === value && now - before.at <= ttlMs) continue;
+    // Seen within the TTL with the same value: a repeat. At or past the TTL it counts as new.
+    if (before !== undefined && before.value === value && now - before.at < ttlMs) continue;
     yield obj;
   }
 }
