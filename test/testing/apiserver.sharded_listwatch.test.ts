@@ -170,6 +170,26 @@ describe('test API server: sharded list and watch (ShardedListAndWatch)', () => 
       await until(() => server.watchCount() === 0, 'the watch to close');
     });
 
+    it('a streaming list (sendInitialEvents) sends only the initial objects in range, then its end bookmark', async () => {
+      const all = await raw(server.url, 'GET', '/api/v1/namespaces/sh/configmaps');
+      const expected = (all.json.items as any[])
+        .filter((i) => inLow(i.metadata.uid))
+        .map((i) => i.metadata.name as string)
+        .sort();
+      const w = new RawWatch(
+        server.url,
+        `/api/v1/namespaces/sh/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&shardSelector=${q(LOW)}`,
+      );
+      const evs = await w.waitFor(expected.length + 1);
+      const added = evs.filter((e) => e.type === 'ADDED').map((e) => e.object.metadata.name);
+      assert.deepEqual(added.sort(), expected);
+      const last = evs[evs.length - 1];
+      assert.equal(last?.type, 'BOOKMARK');
+      assert.equal(last?.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+      await w.close();
+      await until(() => server.watchCount() === 0, 'the watch to close');
+    });
+
     it('deletecollection with a shard selector deletes only that shard', async () => {
       await seed(server, 'dc', 10);
       const before = await raw(
