@@ -34,5 +34,18 @@ export type { FieldSelector, FieldRequirement } from './fields.js';
 export { failureStatus } from './status.js';
 export type { Status, StatusCause, StatusDetails, StatusReason } from './status.js';
 export { apiVersionOf, groupResourceKey, objectKey, parseApiVersion } from './meta.js';
-export type { ListMeta } from './meta.js';
+export type { ListMeta, ShardInfo } from './meta.js';
 export type { FieldsV1, ManagedFieldsEntry, ManagedFieldsOperationType } from './managed_fields.js';
+export {
+  fnv1a64,
+  formatShardBound,
+  formatShardSelector,
+  hashSpaceSize,
+  matchesShardRanges,
+  parseShardSelector,
+  shardFields,
+  shardFieldValue,
+  shardSelectorMatcher,
+  ShardSelectorParseError,
+} from './shard_selector.js';
+export type { ShardField, ShardRange } from './shard_selector.js';

@@ -14,6 +14,18 @@ export interface ListMeta {
   continue?: string;
   /** Estimated number of items after this page. */
   remainingItemCount?: number;
+  /**
+   * Present when the server applied a `shardSelector` (KEP-5866, Kubernetes 1.36 alpha,
+   * gate `ShardedListAndWatch`): it echoes the selector. Absent when the server ignored it
+   * and returned everything.
+   */
+  shardInfo?: ShardInfo;
+}
+
+/** What a list the server filtered by `shardSelector` says about it (`metadata.shardInfo`). */
+export interface ShardInfo {
+  /** The shard selector the server applied, as the client sent it. */
+  selector: string;
 }
 
 /**

@@ -115,6 +115,13 @@ export interface SharedInformerFactoryOptions {
   labelSelector?: string;
   /** Field selector on every list and watch. */
   fieldSelector?: string;
+  /**
+   * Server-side shard selector (KEP-5866) on every list and watch, e.g.
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`. When
+   * the server ignores it (no `metadata.shardInfo` on its list), each informer filters on
+   * the client and logs that once.
+   */
+  shardSelector?: string;
   /** Last word on every list and watch's options (client-go's `WithTweakListOptions`). */
   tweakListOptions?: TweakListOptionsFunc;
   /** Transform of every object before it is cached (e.g. `stripManagedFields`). */
@@ -137,6 +144,8 @@ export interface InformerForOptions<T> {
   labelSelector?: string;
   /** Field selector. */
   fieldSelector?: string;
+  /** Server-side shard selector (KEP-5866); see {@link SharedInformerFactoryOptions.shardSelector}. */
+  shardSelector?: string;
   /** Resync period (ms). */
   resyncPeriodMs?: number;
   /** Rewrites list and watch options (applied after the factory's). */
@@ -153,7 +162,7 @@ export interface InformerForOptions<T> {
 /**
  * The key the factory files an informer under and reports it by in
  * {@link SharedInformerFactory.waitForCacheSync}: `resource[.group]/version`, then, when
- * set, ` namespace=…`, ` labels=…`, ` fields=…`, ` metadata-only` and ` #n` (n numbers
+ * set, ` namespace=…`, ` labels=…`, ` fields=…`, ` shards=…`, ` metadata-only` and ` #n` (n numbers
  * each distinct set of function options: tweak, transform, indexers, resync).
  */
 export function informerKey(
@@ -162,6 +171,7 @@ export function informerKey(
     namespace?: string | undefined;
     labelSelector?: string | undefined;
     fieldSelector?: string | undefined;
+    shardSelector?: string | undefined;
     metadataOnly?: boolean | undefined;
     variant?: number | undefined;
   } = {},
@@ -173,6 +183,8 @@ export function informerKey(
     key += ` labels=${parts.labelSelector}`;
   if (parts.fieldSelector !== undefined && parts.fieldSelector !== '')
     key += ` fields=${parts.fieldSelector}`;
+  if (parts.shardSelector !== undefined && parts.shardSelector !== '')
+    key += ` shards=${parts.shardSelector}`;
   if (parts.metadataOnly === true) key += ' metadata-only';
   if (parts.variant !== undefined && parts.variant !== 0) key += ` #${parts.variant}`;
   return key;
@@ -387,8 +399,15 @@ export class SharedInformerFactory {
     const namespace = resource.namespaced && nsOption !== '' ? nsOption : undefined;
     const labelSelector = options.labelSelector ?? o.labelSelector;
     const fieldSelector = options.fieldSelector ?? o.fieldSelector;
+    const shardSelector = options.shardSelector ?? o.shardSelector;
     const resyncPeriodMs = options.resyncPeriodMs ?? o.customResync?.[gr] ?? o.resyncPeriodMs;
-    const base = informerKey(resource, { namespace, labelSelector, fieldSelector, metadataOnly });
+    const base = informerKey(resource, {
+      namespace,
+      labelSelector,
+      fieldSelector,
+      shardSelector,
+      metadataOnly,
+    });
     const fingerprint = [
       this.#fnIds.id(options.tweakListOptions),
       this.#fnIds.id(options.transform),
@@ -407,6 +426,7 @@ export class SharedInformerFactory {
       namespace,
       labelSelector,
       fieldSelector,
+      shardSelector,
       metadataOnly,
       variant,
     });
@@ -430,7 +450,10 @@ export class SharedInformerFactory {
     const lw = listWatchFromClient<T>(lwClient as unknown as ResourceClient<T>, {
       ...(labelSelector !== undefined ? { labelSelector } : {}),
       ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+      ...(shardSelector !== undefined ? { shardSelector } : {}),
       ...(tweak !== undefined ? { tweakListOptions: tweak } : {}),
+      logger: this.#logger,
+      name: key,
     });
     const transform: TransformFunc<T> | undefined = options.transform ?? o.transform;
     const informer = new SharedIndexInformer<T>(lw, {

@@ -7,7 +7,47 @@
 export type { ListerWatcher } from './listwatch.js';
 export { ConsistencyStore, StaleCacheError, resourceVersionAtLeast } from './consistency.js';
 export type { ConsistencyStoreOptions, WaitReadyOptions } from './consistency.js';
-export { listWatchFromClient, validateSelectors } from './listwatch.js';
+export {
+  listWatchFromClient,
+  shardFilteringListerWatcher,
+  validateSelectors,
+} from './listwatch.js';
+export {
+  watcher,
+  watcherFromListerWatcher,
+  defaultBackoff,
+  defaultWatcherBufferSize,
+  WatcherPermanentError,
+} from './watcher.js';
+export type { WatcherEvent, WatcherOptions } from './watcher.js';
+export {
+  appliedObjects,
+  touchedObjects,
+  predicateFilter,
+  predicates,
+  defaultPredicateTtlMs,
+  reflect,
+  shareWatcher,
+  SharedWatcher,
+} from './watcher_combinators.js';
+export type {
+  StreamPredicate,
+  PredicateFilterOptions,
+  ShareWatcherOptions,
+} from './watcher_combinators.js';
+export {
+  fnv1a64,
+  formatShardBound,
+  formatShardSelector,
+  hashSpaceSize,
+  matchesShardRanges,
+  parseShardSelector,
+  shardFields,
+  shardFieldValue,
+  shardSelectorMatcher,
+  ShardSelectorParseError,
+} from '../apimachinery/shard_selector.js';
+export type { ShardField, ShardRange } from '../apimachinery/shard_selector.js';
 export type { ListWatchClient, ListWatchFromClientOptions } from './listwatch.js';
 export { FIFOClosedError } from './fifo.js';
 export type {

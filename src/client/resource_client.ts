@@ -158,6 +158,7 @@ function listQuery(
   q.timeoutSeconds = options.timeoutSeconds;
   q.allowWatchBookmarks = options.allowWatchBookmarks;
   q.sendInitialEvents = options.sendInitialEvents;
+  q.shardSelector = options.shardSelector;
   if (watch) q.watch = true;
   return q;
 }

@@ -173,6 +173,13 @@ export interface ListOptions {
   allowWatchBookmarks?: boolean;
   /** Start a watch with synthetic ADDED events for the current state (streaming list). */
   sendInitialEvents?: boolean;
+  /**
+   * Server-side sharding (KEP-5866, Kubernetes 1.36 alpha, gate `ShardedListAndWatch`):
+   * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`, ranges
+   * joined with `||`. A server without the gate ignores it (the list then has no
+   * `metadata.shardInfo`). Build one with `shardSelectorFor`.
+   */
+  shardSelector?: string;
 }
 
 /**

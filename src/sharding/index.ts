@@ -5,6 +5,9 @@
  * - {@link HashRing}: the consistent-hash ring over the live shards.
  * - {@link Shard}: one replica's membership Lease, its label selector, and the drain-aware
  *   reconciler wrapper.
+ * - {@link RangeShard}: server-side sharding (KEP-5866): a replica owns ranges of the hash
+ *   space from the same Leases and ring and watches them with a `shardSelector`; no labels,
+ *   no sharder.
  * - {@link Sharder}: labels every object of the ring's resources with its shard, moves
  *   objects of dead shards at once and drains objects of live shards before moving them
  *   (controlled objects move with their controller, never drained); what it does with an
@@ -35,5 +38,20 @@ export type {
 } from './sharder.js';
 export { decideShard } from './decision.js';
 export type { ShardDecision, ShardDecisionInput } from './decision.js';
+export { RangeShard, RangeShardError, DEFAULT_RANGE_VIRTUAL_NODES } from './range_shard.js';
+export type { RangeShardOptions, RangeShardWork } from './range_shard.js';
+export {
+  hashRanges,
+  normalizeRanges,
+  unionRanges,
+  intersectRanges,
+  subtractRanges,
+  rangesEqual,
+  rangesShare,
+  rangesSelector,
+  formatRanges,
+  parseRanges,
+} from './ranges.js';
+export type { HashRange, HashRangeSet } from './ranges.js';
 export { shardingMetricNames } from './metrics.js';
 export type { ShardingMetrics } from './metrics.js';

@@ -112,6 +112,15 @@ export class HashRing {
     return this.#owners[lo === tokens.length ? 0 : lo];
   }
 
+  /**
+   * The ring's points in order: a key whose hash is `h` belongs to the owner of the first
+   * point whose token is ≥ `h`, wrapping to the first point. For server-side sharding
+   * (`hashRanges`), which turns each point into a range of the 64-bit hash space.
+   */
+  points(): { readonly token: number; readonly owner: string }[] {
+    return Array.from(this.#tokens, (token, i) => ({ token, owner: this.#owners[i] as string }));
+  }
+
   /** True when both rings hold the same shards with the same number of points. */
   equals(other: HashRing): boolean {
     return (

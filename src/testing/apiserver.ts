@@ -13,6 +13,7 @@
  *
  * @module
  */
+import type { TestApiServerFeatureGates } from './feature_gates.js';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -173,6 +174,12 @@ export interface TestApiServerOptions {
    * it (with `RBAC` and no `auth.token`, the server makes an admin token for it).
    */
   authorization?: AuthorizationMode;
+  /**
+   * Alpha features to switch on, as kube-apiserver's `--feature-gates` (all off by
+   * default): `{ ShardedListAndWatch: true }` makes lists, watches and deletecollection
+   * honour `shardSelector` (KEP-5866).
+   */
+  featureGates?: TestApiServerFeatureGates;
 }
 
 /** Who {@link TestApiServer.addUser} makes a kubeconfig for. */
@@ -432,6 +439,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         maxBodyBytes: options.maxBodyBytes ?? 3 * 1024 * 1024,
         tooLargeResourceVersionWaitMs: options.tooLargeResourceVersionWaitMs ?? 200,
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+        featureGates: { ...options.featureGates },
       },
       authenticator: this.#authenticator,
       authorizer,

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { errorMessage } from '../util/errors.js';
 import { startTestApiServer } from './apiserver.js';
 import type { TestApiServerOptions } from './apiserver.js';
+import { parseFeatureGates } from './feature_gates.js';
 
 const USAGE = `Usage: kube-controller-kit apiserver [options]
 
@@ -23,6 +24,8 @@ Options:
   --authorization-mode <mode>  AlwaysAllow (default) or RBAC; with RBAC the kubeconfig
                         written is a superuser's (system:masters)
   --bookmark-interval <ms>  BOOKMARK interval on watches (default 60000)
+  --feature-gates <k=v,...>  alpha features, as kube-apiserver's flag
+                        (known: ShardedListAndWatch; all off by default)
   -h, --help            show this help
 `;
 
@@ -56,6 +59,7 @@ export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promi
         'client-cert': { type: 'boolean' },
         'authorization-mode': { type: 'string' },
         'bookmark-interval': { type: 'string' },
+        'feature-gates': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -93,6 +97,14 @@ export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promi
       return 2;
     }
     options.authorization = mode;
+  }
+  if (typeof values['feature-gates'] === 'string') {
+    try {
+      options.featureGates = parseFeatureGates(values['feature-gates']);
+    } catch (e) {
+      err(`--feature-gates: ${errorMessage(e)}`);
+      return 2;
+    }
   }
   if (values.https) options.https = true;
   if (typeof values.token === 'string') options.auth = { token: values.token };

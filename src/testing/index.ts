@@ -5,6 +5,8 @@
  * @module
  */
 export { startTestApiServer, TestApiServerError } from './apiserver.js';
+export { FeatureGatesParseError, knownFeatureGates, parseFeatureGates } from './feature_gates.js';
+export type { TestApiServerFeatureGates } from './feature_gates.js';
 export type {
   AdmissionAuditAnnotation,
   InProcessWebhook,

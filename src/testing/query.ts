@@ -10,6 +10,8 @@ import type { FieldSelector } from '../apimachinery/fields.js';
 import { parseLabelSelector } from '../apimachinery/labels.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
 import { errorMessage } from '../util/errors.js';
+import { parseShardQuery } from './feature_gates.js';
+import type { TestApiServerFeatureGates } from './feature_gates.js';
 import type { ResourceType } from './registry.js';
 import type {
   DeleteOpts,
@@ -63,7 +65,9 @@ export function parseListQuery(
   type: ResourceType,
   namespace: string,
   store: ResourceStore,
+  featureGates: TestApiServerFeatureGates = {},
 ): ListQuery {
+  const shard = parseShardQuery(q, featureGates);
   const { label, field } = parseSelectors(q, type, store);
   const limitText = q.get('limit');
   const limit = limitText ? Number(limitText) : 0;
@@ -86,6 +90,7 @@ export function parseListQuery(
     resourceVersionMatch: rvm === null || rvm === '' ? undefined : rvm,
     limit,
     continueToken: q.get('continue') || undefined,
+    ...(shard === undefined ? {} : { shard }),
   };
 }
 

@@ -140,10 +140,14 @@ export class ResourceHandlers {
 
   async #list(res: ServerResponse, r: ResourceRequest, rendering: Rendering): Promise<void> {
     const { type, version } = r;
-    const listed = await this.#listWaiting(
-      r,
-      parseListQuery(r.query, type, r.namespace, this.#ctx.store),
+    const query = parseListQuery(
+      r.query,
+      type,
+      r.namespace,
+      this.#ctx.store,
+      this.#ctx.settings.featureGates,
     );
+    const listed = await this.#listWaiting(r, query);
     const result = { ...listed, items: await this.#readAllAt(r, listed.items) };
     if (rendering.table) {
       sendJson(
@@ -161,6 +165,7 @@ export class ResourceHandlers {
     const meta: Record<string, unknown> = { resourceVersion: String(result.rv) };
     if (result.continueToken) meta.continue = result.continueToken;
     if (result.remaining !== undefined) meta.remainingItemCount = result.remaining;
+    if (query.shard !== undefined) meta.shardInfo = { selector: query.shard.selector };
     const head = rendering.metaOnly
       ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${JSON.stringify(meta)},"items":[`
       : `{"kind":${JSON.stringify(type.listKind)},"apiVersion":${JSON.stringify(ResourceStore.apiVersion(type, version))},"metadata":${JSON.stringify(meta)},"items":[`;
@@ -238,7 +243,13 @@ export class ResourceHandlers {
     r: ResourceRequest,
   ): Promise<void> {
     const { type, version } = r;
-    const query = parseListQuery(r.query, type, r.namespace, this.#ctx.store);
+    const query = parseListQuery(
+      r.query,
+      type,
+      r.namespace,
+      this.#ctx.store,
+      this.#ctx.settings.featureGates,
+    );
     const opts = parseDeleteOptions(await this.#bodyText(req), r.query);
     const deleted = this.#ctx.store.deleteCollection(type, query, opts);
     const render = (o: StoredObject): string => renderObject(o, type, version, false);

@@ -7,6 +7,8 @@
  *
  * @module
  */
+import { matchesShardRanges } from '../apimachinery/shard_selector.js';
+import type { ShardQuery } from './feature_gates.js';
 import { randomUUID } from 'node:crypto';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
@@ -124,6 +126,8 @@ export interface ListQuery {
   limit: number;
   /** Continue token. */
   continueToken: string | undefined;
+  /** Shard selector applied (feature gate ShardedListAndWatch), if any. */
+  shard?: ShardQuery;
 }
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
@@ -1393,9 +1397,14 @@ export class ResourceStore {
   }
 
   /** Whether an object matches a list/watch query. */
-  selected(type: ResourceType, o: StoredObject, q: Pick<ListQuery, 'label' | 'field'>): boolean {
+  selected(
+    type: ResourceType,
+    o: StoredObject,
+    q: Pick<ListQuery, 'label' | 'field' | 'shard'>,
+  ): boolean {
     if (q.label && !q.label.matches(o.obj.metadata?.labels)) return false;
     if (q.field && !q.field.matches(selectableFields(o.obj, type))) return false;
+    if (q.shard && !matchesShardRanges(o.obj, q.shard.ranges)) return false;
     return true;
   }
 
@@ -1461,7 +1470,7 @@ export class ResourceStore {
       }
       i = lo;
     }
-    const filtered = q.label !== undefined || q.field !== undefined;
+    const filtered = q.label !== undefined || q.field !== undefined || q.shard !== undefined;
     for (; i < all.length; i++) {
       const o = all[i];
       if (!o) continue;

@@ -15,6 +15,7 @@ import type { ResourceRegistry, ResourceType } from './registry.js';
 import type { RequestGate } from './request_gate.js';
 import type { ResourceStore } from './resource_store.js';
 import type { ServiceAccountTokens } from './service_account_tokens.js';
+import type { TestApiServerFeatureGates } from './feature_gates.js';
 import type { Storage } from './storage.js';
 import type { TableContext } from './table.js';
 import type { WebhookConverter } from './webhook_converter.js';
@@ -27,6 +28,8 @@ export interface HttpSettings {
   tooLargeResourceVersionWaitMs: number;
   /** Interval of BOOKMARK events on watches that allow them. */
   bookmarkIntervalMs: number;
+  /** Alpha features switched on (`--feature-gates`). */
+  featureGates: TestApiServerFeatureGates;
 }
 
 /** Timers of in-flight requests, cancelled when the server closes. */

@@ -13,6 +13,8 @@
  *
  * @module
  */
+import { matchesShardRanges } from '../apimachinery/shard_selector.js';
+import type { ShardRange } from '../apimachinery/shard_selector.js';
 import type { ServerResponse } from 'node:http';
 import type { FieldSelector } from '../apimachinery/fields.js';
 import type { LabelSelector } from '../apimachinery/labels.js';
@@ -126,6 +128,8 @@ export interface WatchFilter {
   label: LabelSelector | undefined;
   /** Field selector (undefined = everything). */
   field: FieldSelector | undefined;
+  /** Shard ranges (feature gate ShardedListAndWatch; undefined = everything). */
+  shard?: readonly ShardRange[] | undefined;
   /** PartialObjectMetadata instead of full objects. */
   metaOnly: boolean;
 }
@@ -188,6 +192,7 @@ export class WatchConnection {
       namespace: options.namespace,
       label: options.label,
       field: options.field,
+      shard: options.shard,
       metaOnly: options.metaOnly,
     };
     this.#res = options.res;
@@ -249,6 +254,7 @@ export class WatchConnection {
     if (f.namespace !== undefined && stored.namespace !== f.namespace) return false;
     if (f.label && !f.label.matches(stored.obj.metadata?.labels)) return false;
     if (f.field && !f.field.matches(selectableFields(stored.obj, f.type))) return false;
+    if (f.shard && !matchesShardRanges(stored.obj, f.shard)) return false;
     return true;
   }
 
@@ -257,7 +263,7 @@ export class WatchConnection {
     if (this.#closed) return;
     if (e.rv <= this.#lastRv) return;
     const f = this.filter;
-    const plain = f.label === undefined && f.field === undefined;
+    const plain = f.label === undefined && f.field === undefined && f.shard === undefined;
     if (f.namespace !== undefined && e.object.namespace !== f.namespace) {
       this.#lastRv = e.rv;
       return;

@@ -10,6 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { parseFieldSelector } from '../apimachinery/fields.js';
 import type { Rendering } from './negotiation.js';
 import { encodeWatchFrame, PROTOBUF_MEDIA_TYPE } from './protobuf/codec.js';
+import { parseShardQuery } from './feature_gates.js';
 import { parseSelectors } from './query.js';
 import { groupResourceKey } from './registry.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
@@ -26,6 +27,7 @@ export function serveWatch(
 ): void {
   const { type, query: q } = r;
   const { label, field } = parseSelectors(q, type, ctx.store);
+  const shard = parseShardQuery(q, ctx.settings.featureGates);
   const rvText = q.get('resourceVersion') ?? '';
   const rvm = q.get('resourceVersionMatch') ?? '';
   const sie = q.get('sendInitialEvents');
@@ -78,6 +80,7 @@ export function serveWatch(
     namespace,
     label,
     field: field ?? nameField,
+    shard: shard?.ranges,
     metaOnly: format.metaOnly,
     clock: ctx.clock,
     bookmarkIntervalMs: bookmarks ? ctx.settings.bookmarkIntervalMs : undefined,

@@ -9,13 +9,16 @@
  * fresh in-memory API server, two informers (ConfigMaps of one namespace with paged lists;
  * Pods of every namespace through a label selector, with streaming lists, resync and an
  * index function that throws for one pod, `other/pod-5`, which must then be the only object
- * missing from that cache and its handlers, with the skip logged), three
+ * missing from that cache and its handlers, with the skip logged), a `watcher()` stream of
+ * the same ConfigMaps reflected into an Indexer by a reader that stalls now and then (its
+ * buffer of 4 fills, so the watch is paused), three
  * handlers on each (recording, slow, throwing) plus a recording one added a third of the
  * way through (it starts from the cache replay), and a controller; plays the schedule
  * (informers run on a {@link ScaledClock}); lifts every fault; waits (polling against a
  * deadline) until the system is quiet; and checks:
  *
- * - each informer's cache equals the server's objects (keys, resourceVersions, content);
+ * - each informer's cache, and the watcher stream's, equals the server's objects (keys,
+ *   resourceVersions, content);
  * - each handler's view (built only from its own notifications) equals the server's, so
  *   every deletion reached it (as the object or a tombstone); every notification is
  *   consistent with the view (add of an absent key, update whose old object is the last one
@@ -34,7 +37,9 @@ import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { V1ConfigMap, V1Pod } from '@kubernetes/client-node';
 import { DeletedFinalStateUnknown } from '../../src/cache/keys.js';
-import { metaNamespaceIndexFunc } from '../../src/cache/indexer.js';
+import { Indexer, metaNamespaceIndexFunc } from '../../src/cache/indexer.js';
+import { watcher } from '../../src/cache/watcher.js';
+import { reflect } from '../../src/cache/watcher_combinators.js';
 import { listWatchFromClient } from '../../src/cache/listwatch.js';
 import { SelectorParseError } from '../../src/apimachinery/selector_error.js';
 import type { DeepReadonly } from '../../src/cache/deep_readonly.js';
@@ -941,6 +946,33 @@ export async function runSchedule(
 
   const stopInformers = new AbortController();
   const stopController = new AbortController();
+
+  // The stream consumer: watcher() reflected into an Indexer, read by a loop that now and
+  // then stalls, so its bounded buffer (4 events) fills and the watch is paused.
+  const streamRng = new Rng(seed ^ 0x57ea);
+  const streamIndexer = new Indexer<ConfigMap>();
+  const streamDone = (async (): Promise<void> => {
+    const events = reflect(
+      watcher<ConfigMap>(cmClient, {
+        logger,
+        clock,
+        random: mulberry32(seed ^ 0x57ea),
+        backoff: common.backoff,
+        backoffResetMs: common.backoffResetMs,
+        idleTimeoutMs: common.idleTimeoutMs,
+        bufferSize: 4,
+        pageSize: 3,
+        watchList: streamRng.chance(0.5),
+        signal: stopInformers.signal,
+        onError: () => void watchErrors++,
+      }),
+      streamIndexer,
+    );
+    for await (const event of events) {
+      void event;
+      if (streamRng.chance(0.05)) await delay(streamRng.int(1, 20));
+    }
+  })();
   const informersDone = Promise.all([
     cms.informer.run(stopInformers.signal),
     pods.informer.run(stopInformers.signal),
@@ -948,6 +980,7 @@ export async function runSchedule(
   const controllerDone = controller.run(stopController.signal);
   const runErrors: unknown[] = [];
   informersDone.catch((err: unknown) => runErrors.push(err));
+  streamDone.catch((err: unknown) => runErrors.push(err));
   controllerDone.catch((err: unknown) => runErrors.push(err));
 
   const counter = { n: 0 };
@@ -978,6 +1011,14 @@ export async function runSchedule(
       });
     }
     const expectedCms = cms.expected();
+    out.push(
+      ...diffObjects(
+        'watcher stream cache',
+        new Map(streamIndexer.list().map((o) => [keyOf(o), o])),
+        expectedCms,
+        true,
+      ),
+    );
     for (const k of cms.views[0]!.objects.keys()) everKeys.add(k);
     for (const k of lastReconciled.keys()) everKeys.add(k);
     for (const [key, obj] of expectedCms) {
@@ -1049,11 +1090,11 @@ export async function runSchedule(
     stopController.abort();
     stopInformers.abort();
     const stopped = await within(
-      Promise.allSettled([controllerDone, informersDone]).then(() => true),
+      Promise.allSettled([controllerDone, informersDone, streamDone]).then(() => true),
       options.stopTimeoutMs ?? 5000,
       false,
     );
-    if (!stopped) fail('informers or controller did not stop in time');
+    if (!stopped) fail('informers, controller or watcher stream did not stop in time');
     cmClient.transport.close();
     podClient.transport.close();
     await server.close();

@@ -4,6 +4,10 @@
 // step the ring must settle (every object on a working shard, reconciled by it), and over
 // the whole run no object may be reconciled by two shards at overlapping times.
 //
+// Both modes run every schedule: `labels` (a sharder labels objects, failed label writes
+// matter) and `server` (KEP-5866: RangeShards watch their hash ranges with a shardSelector;
+// no label writes, so the patch faults find nothing to fail).
+//
 // SHARDING_CHAOS_RUNS (default 3) schedules from seed SHARDING_CHAOS_SEED (default 20261203).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,11 +21,13 @@ const STEPS = 6;
 
 type Step = 'join' | 'leave' | 'partition' | 'burst' | 'patch-faults' | 'drop-watches';
 
-async function play(seed: number): Promise<string[]> {
+async function play(seed: number, mode: 'labels' | 'server'): Promise<string[]> {
   const random = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
-  const server = await startTestApiServer();
-  const ring = new Ring(server);
+  const server = await startTestApiServer(
+    mode === 'server' ? { featureGates: { ShardedListAndWatch: true } } : {},
+  );
+  const ring = new Ring(server, { mode });
   const played: string[] = [];
   let next = 0;
   try {
@@ -70,11 +76,13 @@ async function play(seed: number): Promise<string[]> {
   }
 }
 
-describe('chaos: seeded sharding schedules', { timeout: 600_000 }, () => {
-  for (let seed = baseSeed; seed < baseSeed + runs; seed++) {
-    test(`seed ${seed}: every step settles on working shards and no object is reconciled by two shards at once`, async (t) => {
-      const played = await play(seed);
-      t.diagnostic(`seed ${seed}: ${played.join(', ')}`);
-    });
-  }
-});
+for (const mode of ['labels', 'server'] as const) {
+  describe(`chaos: seeded sharding schedules (${mode} mode)`, { timeout: 600_000 }, () => {
+    for (let seed = baseSeed; seed < baseSeed + runs; seed++) {
+      test(`seed ${seed}: every step settles on working shards and no object is reconciled by two shards at once`, async (t) => {
+        const played = await play(seed, mode);
+        t.diagnostic(`${mode} seed ${seed}: ${played.join(', ')}`);
+      });
+    }
+  });
+}

@@ -10,7 +10,16 @@ import type { KubeObject } from '../../src/client/types.js';
 import { SharedInformerFactory } from '../../src/cache/factory.js';
 import { Controller } from '../../src/controller/controller.js';
 import type { EventRecorder } from '../../src/record/index.js';
-import { Shard, Sharder } from '../../src/sharding/index.js';
+import {
+  hashRanges,
+  HashRing,
+  RangeShard,
+  rangesEqual,
+  Shard,
+  Sharder,
+  DEFAULT_RANGE_VIRTUAL_NODES,
+} from '../../src/sharding/index.js';
+import { fnv1a64 } from '../../src/apimachinery/shard_selector.js';
 import type { RingLabels, ShardingMetrics, ShardRunOutcome } from '../../src/sharding/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import { noopLogger } from '../../src/util/logger.js';
@@ -119,6 +128,10 @@ export class Replica {
   outcome: Promise<ShardRunOutcome> | undefined;
   /** Set while the replica's controller works (holds its Lease). */
   working = false;
+  /** Server mode: the range shard (its held ranges). */
+  rangeShard: RangeShard | undefined;
+  /** The cache of the replica's current informer (for benchmarks). */
+  cache: { list(): unknown[] } | undefined;
 
   constructor(
     readonly ring: Ring,
@@ -138,6 +151,27 @@ export class Replica {
       logger: noopLogger,
     });
     const transport = this.#transport;
+    if (this.ring.mode === 'server') {
+      const rangeShard = new RangeShard({
+        ring: RING,
+        name: this.name,
+        namespace: NAMESPACE,
+        source: transport,
+        logger: noopLogger,
+        ...timing,
+      });
+      this.rangeShard = rangeShard;
+      const outcome = rangeShard.run(
+        (selector, s) => this.#workServer(transport, selector, s),
+        signal,
+      );
+      this.working = true;
+      try {
+        return await outcome;
+      } finally {
+        this.working = false;
+      }
+    }
     const shard = new Shard({
       ring: RING,
       name: this.name,
@@ -156,6 +190,7 @@ export class Replica {
       logger: noopLogger,
     });
     const informer = factory.forResource(configMapsResource, { namespace: NAMESPACE });
+    this.cache = informer.getIndexer();
     const client = new ResourceClient(transport, configMapsResource);
     const record = async (key: string): Promise<void> => {
       const start = performance.now();
@@ -174,6 +209,35 @@ export class Replica {
       await controller.run(signal, { shutdown: 'abort' });
     } finally {
       this.working = false;
+      await factory.shutdown();
+    }
+  }
+
+  /** Server mode: informers with the shard selector, no drain wrapper, no label writes. */
+  async #workServer(transport: Transport, selector: string, signal: AbortSignal): Promise<void> {
+    const factory = new SharedInformerFactory(transport, {
+      shardSelector: selector,
+      logger: noopLogger,
+    });
+    const informer = factory.forResource(configMapsResource, { namespace: NAMESPACE });
+    this.cache = informer.getIndexer();
+    const record = async (key: string): Promise<void> => {
+      const start = performance.now();
+      await new Promise((r) =>
+        setTimeout(r, this.ring.reconcileMs ?? 1 + Math.floor(Math.random() * 4)),
+      );
+      this.ring.intervals.push({ shard: this.name, key, start, end: performance.now() });
+    };
+    const controller = new Controller({
+      name: `shard-${this.name}`,
+      workers: 3,
+      logger: noopLogger,
+      reconcile: record,
+    }).for(informer);
+    factory.start(signal);
+    try {
+      await controller.run(signal, { shutdown: 'abort' });
+    } finally {
       await factory.shutdown();
     }
   }
@@ -209,6 +273,12 @@ export interface RingOptions {
   metrics?: ShardingMetrics;
   /** The sharder's event recorder. */
   recorder?: EventRecorder;
+  /**
+   * `labels` (default): a sharder labels objects, replicas select on their label. `server`:
+   * no sharder; each replica is a {@link RangeShard} watching its ranges with a
+   * `shardSelector` (the server needs the ShardedListAndWatch gate).
+   */
+  mode?: 'labels' | 'server';
 }
 
 /** The sharder, N replicas and the recorded reconciles. */
@@ -221,11 +291,15 @@ export class Ring {
   readonly #sharderStop = new AbortController();
   #sharderDone: Promise<void> | undefined;
   readonly objects: ResourceClient<KubeObject>;
+  readonly mode: 'labels' | 'server';
+  /** Server mode: how long each reconcile takes, in ms (default 1–4, random). */
+  reconcileMs: number | undefined;
 
   constructor(
     readonly server: TestApiServer,
     readonly options: RingOptions = {},
   ) {
+    this.mode = options.mode ?? 'labels';
     this.sharder = new Sharder({
       ring: RING,
       leaseNamespace: NAMESPACE,
@@ -242,6 +316,7 @@ export class Ring {
   }
 
   startSharder(): void {
+    if (this.mode === 'server') return; // server mode has no sharder
     this.#sharderDone = this.sharder.run(this.#sharderStop.signal);
   }
 
@@ -309,6 +384,7 @@ export class Ring {
    * and its latest reconcile was by that replica.
    */
   settled(timeoutMs = 15_000): Promise<Map<string, string | undefined>> {
+    if (this.mode === 'server') return this.#settledServer(timeoutMs);
     return waitSettled(
       this.objects,
       this.sharder.labels,
@@ -317,6 +393,52 @@ export class Ring {
       timeoutMs,
       () => this.sharder.ring.shards,
     );
+  }
+
+  /**
+   * Server-mode quiescence: every working replica holds exactly its ranges on the ring of
+   * working replicas, and every object's latest reconcile was by the replica whose ranges
+   * hold the hash of its uid.
+   */
+  async #settledServer(timeoutMs: number): Promise<Map<string, string | undefined>> {
+    let last = new Map<string, string | undefined>();
+    await eventually(
+      'every working replica holds its ranges and every object was last reconciled by its owner',
+      async () => {
+        const working = [...this.replicas.values()];
+        // Every running replica (started, not removed or partitioned) has joined.
+        if (working.length === 0 || working.some((r) => r.rangeShard?.shard.isMember() !== true))
+          return false;
+        const ring = new HashRing(
+          working.map((r) => r.name),
+          DEFAULT_RANGE_VIRTUAL_NODES,
+        );
+        for (const r of working) {
+          if (!rangesEqual(r.rangeShard?.heldRanges() ?? [], hashRanges(ring, r.name)))
+            return false;
+        }
+        const lastBy = new Map<string, Interval>();
+        for (const i of this.intervals) {
+          const prev = lastBy.get(i.key);
+          if (prev === undefined || i.start >= prev.start) lastBy.set(i.key, i);
+        }
+        const list = await this.objects.list();
+        last = new Map();
+        for (const o of list.items) {
+          const key = `${NAMESPACE}/${o.metadata?.name ?? ''}`;
+          const h = fnv1a64(o.metadata?.uid ?? '');
+          const owner = working.find((r) =>
+            (r.rangeShard?.heldRanges() ?? []).some((x) => h >= x.start && h < x.end),
+          )?.name;
+          if (owner === undefined || lastBy.get(key)?.shard !== owner) return false;
+          last.set(key, owner);
+        }
+        return true;
+      },
+      timeoutMs,
+      20,
+    );
+    return last;
   }
 
   /** No key was ever reconciled by two shards (or twice) at overlapping times. */

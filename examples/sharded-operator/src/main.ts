@@ -1,6 +1,7 @@
 /**
  * `npm start`: a sharded controller. This process runs the sharder (under leader
- * election) and starts the replicas as child processes (src/replica.ts); every replica
+ * election; `--mode=labels`, the default) and starts the replicas as child processes
+ * (src/replica.ts); every replica
  * prints one JSON line per reconcile on stdout, {"shard","key","start","end"} with
  * millisecond timestamps, so anyone can check from the output that no Widget is ever
  * reconciled by two shards at overlapping times. Logs go to stderr.
@@ -9,6 +10,12 @@
  * 4th joins (Widgets drain from their old shards before they move), one leaves (its
  * Widgets move at once) — then everything stops. `--kubeconfig [PATH]`: a real cluster
  * (apply crd.yaml first), until Ctrl-C.
+ *
+ * `--mode=server`: server-side sharding (KEP-5866, Kubernetes 1.36 alpha, gate
+ * `ShardedListAndWatch`; the in-memory server is started with it on). No sharder and no
+ * labels: each replica holds ranges of the uid hash space from the same shard Leases and
+ * ring, and the API server sends it only its Widgets. A replica gives up a range (its
+ * reconciles finish) before another takes it over, so the no-overlap check holds the same.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -16,7 +23,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LeaseLock, ResourceClient, Sharder, runWhileLeading } from 'kube-controller-kit';
+import {
+  DEFAULT_RANGE_VIRTUAL_NODES,
+  HashRing,
+  LeaseLock,
+  ResourceClient,
+  Sharder,
+  fnv1a64,
+  hashRanges,
+  runWhileLeading,
+} from 'kube-controller-kit';
 import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { RING, widgetsResource } from './widgets.js';
 
@@ -41,6 +57,12 @@ await runProgram(
         default: 'default',
         description: 'namespace of the Widgets and the Leases',
       },
+      mode: {
+        value: 'labels|server',
+        default: 'labels',
+        description:
+          'labels: a sharder labels Widgets; server: replicas watch hash ranges with shardSelector (KEP-5866)',
+      },
     },
   },
   async ({ flags, signal, logger }) => {
@@ -51,9 +73,13 @@ await runProgram(
     if (!Number.isInteger(widgetCount) || widgetCount < 0)
       throw new Error(`--widgets must be a non-negative integer, got ${flags.widgets}`);
     const namespace = flags.namespace ?? 'default';
+    const mode = flags.mode ?? 'labels';
+    if (mode !== 'labels' && mode !== 'server')
+      throw new Error(`--mode must be labels or server, got ${mode}`);
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
       manifests: [packageFile(import.meta.url, 'crd.yaml')],
+      serverOptions: mode === 'server' ? { featureGates: { ShardedListAndWatch: true } } : {},
       logger,
       signal,
     });
@@ -77,19 +103,20 @@ await runProgram(
         source: cluster.kubeConfig,
         logger,
       });
-      sharderDone = runWhileLeading(
-        {
-          lock: LeaseLock.fromKubeConfig(cluster.kubeConfig, {
-            namespace,
-            name: `${RING}-sharder`,
-            identity: `sharder-${process.pid}`,
-          }),
-          releaseOnCancel: true,
-          logger,
-          run: (s) => sharder.run(s),
-        },
-        stopSharder.signal,
-      );
+      if (mode === 'labels')
+        sharderDone = runWhileLeading(
+          {
+            lock: LeaseLock.fromKubeConfig(cluster.kubeConfig, {
+              namespace,
+              name: `${RING}-sharder`,
+              identity: `sharder-${process.pid}`,
+            }),
+            releaseOnCancel: true,
+            logger,
+            run: (s) => sharder.run(s),
+          },
+          stopSharder.signal,
+        );
       const start = (name: string): void => {
         const child = spawn(
           process.execPath,
@@ -104,6 +131,8 @@ await runProgram(
             namespace,
             '--log-level',
             flags['log-level'] ?? 'info',
+            '--mode',
+            mode,
           ],
           { stdio: ['ignore', 'inherit', 'inherit'] },
         );
@@ -146,14 +175,32 @@ await runProgram(
           spec: { size: i },
         });
       }
-      /** Every Widget labelled with a running replica that wrote itself into its status. */
+      /**
+       * Server mode: the replica whose ranges, on the ring of the running replicas, hold the
+       * hash of the Widget's uid (what every replica computes from the shard Leases).
+       */
+      const owner = (uid: string): string | undefined => {
+        const ring = new HashRing([...replicas.keys()], DEFAULT_RANGE_VIRTUAL_NODES);
+        const h = fnv1a64(uid);
+        return ring.shards.find((s) => hashRanges(ring, s).some((r) => h >= r.start && h < r.end));
+      };
+      /**
+       * Labels mode: every Widget labelled with a running replica that wrote itself into its
+       * status. Server mode: every Widget's status names the replica that owns its hash.
+       */
       const settled = async (what: string): Promise<void> => {
         const deadline = Date.now() + 60_000;
         for (;;) {
           signal.throwIfAborted();
           if (failed !== undefined) throw failed;
           const running = [...replicas.keys()].sort().join(',');
-          if (sharder.ring.shards.join(',') === running) {
+          if (mode === 'server') {
+            const list = await widgets.list({}, { signal });
+            if (list.items.every((w) => w.status?.shard === owner(w.metadata?.uid ?? ''))) {
+              logger.info(`settled: ${what}`, { shards: running });
+              return;
+            }
+          } else if (sharder.ring.shards.join(',') === running) {
             const list = await widgets.list({}, { signal });
             const done = list.items.every((w) => {
               const shard = w.metadata?.labels?.[sharder.labels.shard];
@@ -175,7 +222,11 @@ await runProgram(
       };
       await settled(`${replicaCount} replicas share ${widgetCount} Widgets`);
       start(`replica-${replicaCount}`);
-      await settled('a replica joined; Widgets drained from their old shards moved to it');
+      await settled(
+        mode === 'server'
+          ? 'a replica joined; the ranges it took over were given up by their old owners first'
+          : 'a replica joined; Widgets drained from their old shards moved to it',
+      );
       await stop('replica-0');
       await settled('replica-0 left; its Widgets moved at once');
     } finally {

@@ -3,7 +3,7 @@
  * writes which shard handled it into its status, and prints one JSON line per reconcile.
  */
 import { Controller, ResourceClient, SharedInformerFactory } from 'kube-controller-kit';
-import type { ApiResource, KubeConfigLike, Logger, Shard } from 'kube-controller-kit';
+import type { ApiResource, KubeConfigLike, Logger, Reconciler, Shard } from 'kube-controller-kit';
 
 /** The ring's name: the shard label is `shard.kube-controller-kit.dev/widgets`. */
 export const RING = 'widgets';
@@ -15,6 +15,7 @@ export interface Widget {
   metadata?: {
     name?: string;
     namespace?: string;
+    uid?: string;
     generation?: number;
     resourceVersion?: string;
     labels?: Record<string, string>;
@@ -41,19 +42,29 @@ export interface ReconcileLine {
 }
 
 /**
+ * Which Widgets a replica sees: in `labels` mode the sharder's label (and the shard wraps the
+ * reconcile for drains); in `server` mode a `shardSelector` for the hash ranges the replica
+ * holds (the API server filters; no labels, no drains to honour).
+ */
+export type ShardScope =
+  { mode: 'labels'; shard: Shard } | { mode: 'server'; name: string; shardSelector: string };
+
+/**
  * Runs one replica's controller until `signal` aborts: an informer that sees only this
- * shard's Widgets, and a reconcile (wrapped by the shard for drains) that records the shard
- * in the Widget's status.
+ * shard's Widgets, and a reconcile that records the shard in the Widget's status.
  */
 export async function runWidgetController(
   kubeConfig: KubeConfigLike,
-  shard: Shard,
+  scope: ShardScope,
   namespace: string,
   signal: AbortSignal,
   options: { logger: Logger; onReconcile: (line: ReconcileLine) => void },
 ): Promise<void> {
+  const shardName = scope.mode === 'labels' ? scope.shard.name : scope.name;
   const factory = new SharedInformerFactory(kubeConfig, {
-    labelSelector: shard.labelSelector,
+    ...(scope.mode === 'labels'
+      ? { labelSelector: scope.shard.labelSelector }
+      : { shardSelector: scope.shardSelector }),
     logger: options.logger,
   });
   const informer = factory.forResource(widgetsResource, { namespace });
@@ -64,9 +75,9 @@ export async function runWidgetController(
     if (cached !== undefined) {
       const widget = JSON.parse(JSON.stringify(cached)) as Widget; // a mutable copy
       const generation = widget.metadata?.generation;
-      if (widget.status?.shard !== shard.name || widget.status.observedGeneration !== generation) {
+      if (widget.status?.shard !== shardName || widget.status.observedGeneration !== generation) {
         widget.status = {
-          shard: shard.name,
+          shard: shardName,
           ...(generation === undefined ? {} : { observedGeneration: generation }),
         };
         await client
@@ -74,13 +85,17 @@ export async function runWidgetController(
           .updateStatus(widget, { signal: s });
       }
     }
-    options.onReconcile({ shard: shard.name, key, start, end: Date.now() });
+    options.onReconcile({ shard: shardName, key, start, end: Date.now() });
   };
+  const wrapped: Reconciler =
+    scope.mode === 'labels'
+      ? scope.shard.reconciler({ store: informer.getIndexer(), client, reconcile })
+      : reconcile;
   const controller = new Controller({
-    name: `widgets-${shard.name}`,
+    name: `widgets-${shardName}`,
     workers: 2,
     logger: options.logger,
-    reconcile: shard.reconciler({ store: informer.getIndexer(), client, reconcile }),
+    reconcile: wrapped,
   }).for(informer);
   factory.start(signal);
   try {
