@@ -124,7 +124,8 @@ export interface TransportOptions {
    * connection (a second one opens when the server's `SETTINGS_MAX_CONCURRENT_STREAMS` is
    * reached). A server that does not offer `h2` is spoken to in HTTP/1.1. `false` keeps
    * HTTP/1.1 with a keep-alive socket per concurrent request, as client-go's
-   * `DISABLE_HTTP2`. Plain `http:` servers always get HTTP/1.1. Default: true.
+   * `DISABLE_HTTP2`. Plain `http:` servers always get HTTP/1.1. Default: true, unless the
+   * environment variable `DISABLE_HTTP2` is set to a non-empty value (as in client-go).
    */
   http2?: boolean;
   /**
@@ -314,7 +315,7 @@ export class Transport {
     this.#maxSockets = options.maxSockets ?? Infinity;
     this.#acceptEncoding = options.disableCompression === true ? {} : { 'Accept-Encoding': 'gzip' };
     this.#metrics = options.metricsProvider ?? getDefaultRestClientMetricsProvider();
-    this.#http2 = this.#secure && options.http2 !== false;
+    this.#http2 = this.#secure && (options.http2 ?? !http2DisabledByEnvironment());
     this.#readIdleTimeoutMs = options.http2ReadIdleTimeoutMs ?? DEFAULT_READ_IDLE_TIMEOUT_MS;
     this.#pingTimeoutMs = options.http2PingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
   }
@@ -929,6 +930,12 @@ const REPLAYABLE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS
 function isConnectionDrop(err: Error): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ECONNRESET' || code === 'EPIPE' || err.message === 'socket hang up';
+}
+
+/** client-go's switch: a non-empty `DISABLE_HTTP2` turns HTTP/2 off for transports that do not choose. */
+function http2DisabledByEnvironment(): boolean {
+  const value = process.env.DISABLE_HTTP2;
+  return value !== undefined && value !== '';
 }
 
 /** An HTTP/2 failure that means the connection under the stream went away. */
