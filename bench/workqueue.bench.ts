@@ -217,8 +217,7 @@ printTable(
 // The queue at 1M distinct keys (a controller over a 1M-object cache after a resync or a
 // restart): heap per queued key (the key strings exist beforehand, as they do in the
 // informer's cache, so this is the queue's own cost), add rate, and the rate at which one
-// worker drains it with
-// get()/done(), against the raw array+Set lower bound. BENCH_QUEUE_KEYS lowers the size on
+// worker drains it with get()/done(), against the raw array+Set lower bound. BENCH_QUEUE_KEYS lowers the size on
 // a loaded machine. (The controller's priority queue is not on this branch; it joins this
 // table when it lands.)
 const BIG = Number(process.env.BENCH_QUEUE_KEYS ?? 1_000_000);
