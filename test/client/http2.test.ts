@@ -159,7 +159,7 @@ test('rule (ALPN): a TLS server that does not offer h2 is spoken to in HTTP/1.1'
   assert.equal(transport.http2SessionCount, 0);
 });
 
-test('rule (client-go DISABLE_HTTP2): http2: false keeps HTTP/1.1 with a server that offers h2', async (t) => {
+test('rule (client-go DISABLE_HTTP2): http2: false, or the DISABLE_HTTP2 environment variable, keeps HTTP/1.1 with a server that offers h2', async (t) => {
   const server = http2.createSecureServer(
     { key: certs.serverKey, cert: certs.serverCert, allowHTTP1: true },
     (req, res) => {
@@ -183,6 +183,16 @@ test('rule (client-go DISABLE_HTTP2): http2: false keeps HTTP/1.1 with a server 
   assert.equal(h1.protocol, 'http/1.1');
   const h2 = transportFor(t, url);
   assert.deepEqual(await h2.request({ method: 'GET', path: '/version' }), { version: '2.0' });
+  // client-go's environment switch: a non-empty DISABLE_HTTP2 is the default's opposite.
+  process.env.DISABLE_HTTP2 = '1';
+  let byEnv: Transport;
+  try {
+    byEnv = transportFor(t, url);
+  } finally {
+    delete process.env.DISABLE_HTTP2;
+  }
+  assert.deepEqual(await byEnv.request({ method: 'GET', path: '/version' }), { version: '1.1' });
+  assert.equal(byEnv.protocol, 'http/1.1');
 });
 
 test('rule (Go StrictMaxConcurrentStreams=false, kube-apiserver --http2-max-streams-per-connection): a second connection opens when SETTINGS_MAX_CONCURRENT_STREAMS is reached', async (t) => {
