@@ -472,3 +472,26 @@ test('over h2 a request without an answer times out and an aborted watch resets 
   await transport.request({ method: 'GET', path: '/ok' });
   assert.equal(stub.sessions.length, 1, 'the connection outlived the reset streams');
 });
+
+test('over h2 a 401 applies the kubeconfig credentials again and retries once, as over HTTP/1.1', async (t) => {
+  let calls = 0;
+  const stub = await startH2(t, (stream) => {
+    if (calls++ === 0) {
+      stream.respond({ ':status': 401, 'content-type': 'application/json' });
+      stream.end('{"kind":"Status","apiVersion":"v1","status":"Failure","code":401}');
+    } else ok(stream, { ok: true });
+  });
+  const kc = kubeConfig(stub.url);
+  let applied = 0;
+  const apply = kc.applyToHTTPSOptions.bind(kc);
+  kc.applyToHTTPSOptions = async (o) => {
+    applied++;
+    await apply(o);
+  };
+  const transport = new Transport(kc);
+  t.after(() => transport.close());
+  assert.deepEqual(await transport.request({ method: 'GET', path: '/x' }), { ok: true });
+  assert.equal(applied, 2, 'credentials applied again after the 401');
+  assert.equal(stub.requests.length, 2);
+  assert.equal(stub.sessions.length, 1, 'the retry reuses the connection');
+});
