@@ -1,8 +1,16 @@
 /**
  * The transport: the only place in the library that speaks HTTP to the API server.
  *
- * A {@link Transport} turns a client-node `KubeConfig` into requests over `node:http` /
- * `node:https` with a keep-alive agent:
+ * A {@link Transport} turns a client-node `KubeConfig` into requests over HTTP/2
+ * (`node:http2`, one shared connection for every request and watch) to an `https:` server
+ * that offers it, as client-go does, else over `node:http` / `node:https` with a keep-alive
+ * agent:
+ *
+ * - **HTTP/2** (option `http2`, default on over TLS unless `DISABLE_HTTP2` is set): ALPN
+ *   decides; streams are multiplexed, a second connection opens at the server's
+ *   `SETTINGS_MAX_CONCURRENT_STREAMS`, a PING health check (30 s idle, 15 s timeout, on the
+ *   {@link Clock}) closes a dead connection so that watches are re-established, GOAWAY and
+ *   refused streams are sent again on a new connection (see `http2_pool.ts`).
  *
  * - **Server and TLS** come from the current context's cluster: the CA, the client
  *   certificate and key, the TLS server name, and `insecure-skip-tls-verify` only when the
@@ -104,7 +112,7 @@ export interface TransportOptions {
   credentialTtlMs?: number;
   /** User-Agent header. Default `kube-controller-kit/<version>`. */
   userAgent?: string;
-  /** Most sockets open at once to the server. Default: unlimited. */
+  /** Most sockets open at once to the server over HTTP/1.1 (HTTP/2 shares one). Default: unlimited. */
   maxSockets?: number;
   /**
    * Do not ask for gzipped responses (no `Accept-Encoding` header), as client-go's
