@@ -12,15 +12,19 @@
 //   the socket asks for it. BENCH_GZIP=1 gzips the watch when the client accepts it.
 // - one fresh child process per measurement: it syncs the 50k pods (list, then watch),
 //   then measures process.cpuUsage over each burst, from before the server starts writing
-//   until its handler counted the 50k updates. The first burst warms the JIT and is not
-//   counted; the figure of a run is the median of the others.
+//   until its handler counted the 50k updates, and the wall time of the same span (the
+//   delivery rate, events/s). The first burst warms the JIT and is not counted; the figure
+//   of a run is the median of the others.
 //
 // Implementations, interleaved per run:
 // - lower bound: raw HTTP watch, split lines, JSON.parse, Map.set (and a counter);
 // - lower-gzip (default with BENCH_GZIP=1): the same, asking for gzip and inflating with
 //   Node's zlib stream: the bound for a client that accepts gzip;
-// - SharedIndexInformer (watchList: false, so the sync is a plain list; the watch is the
-//   same either way), one onUpdate handler counting;
+// - SharedIndexInformer (watchList: false, so the sync is a plain list), one onUpdate
+//   handler counting;
+// - ours-stream: the same informer synced by a streaming list (watchList: true; the server
+//   streams the pods as ADDED events and the initial-events-end bookmark on the watch,
+//   which then carries the bursts, as kube-apiserver's does);
 // - client-node 1.4 makeInformer, one 'update' handler counting.
 //
 // Usage: node --expose-gc --import tsx bench/watch.bench.ts   (or: npm run bench -- watch)
@@ -65,7 +69,7 @@ const BASE_SRC = process.env.BENCH_BASE_SRC;
 /** The src/ directory of impl `ours` (default this checkout's). */
 const OURS_SRC = process.env.BENCH_OURS_SRC;
 
-type Impl = 'lower' | 'lower-gzip' | 'ours' | 'ours-base' | 'client-node';
+type Impl = 'lower' | 'lower-gzip' | 'ours' | 'ours-stream' | 'ours-base' | 'client-node';
 const IMPLS = (
   process.env.BENCH_IMPLS ?? (GZIP ? 'lower,lower-gzip,ours,client-node' : 'lower,ours,client-node')
 ).split(',') as Impl[];
@@ -93,6 +97,23 @@ async function serverMain(n: number): Promise<void> {
   const list = Buffer.from(
     `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"${rv}"},"items":[${items.join(',')}]}`,
   );
+  // A streaming list (sendInitialEvents=true): the same pods as ADDED events in 64 KB
+  // writes, then the initial-events-end bookmark; the watch then carries the bursts.
+  const initialEvents: Buffer[] = [];
+  {
+    let batch = '';
+    for (const item of items) {
+      batch += `{"type":"ADDED","object":${item}}\n`;
+      if (batch.length >= 65536) {
+        initialEvents.push(Buffer.from(batch));
+        batch = '';
+      }
+    }
+    batch +=
+      `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"${rv}",` +
+      `"annotations":{"k8s.io/initial-events-end":"true"}}}}\n`;
+    initialEvents.push(Buffer.from(batch));
+  }
   items.length = 0;
   const watches = new Set<{ write(b: Buffer): boolean; wait(): Promise<void>; flush(): void }>();
   const server = createServer((req, res) => {
@@ -123,7 +144,13 @@ async function serverMain(n: number): Promise<void> {
         if (gzip) (out as ReturnType<typeof createGzip>).flush();
       },
     };
-    watches.add(w);
+    if (url.searchParams.get('sendInitialEvents') === 'true') {
+      void (async () => {
+        for (const b of initialEvents) if (!w.write(b)) await w.wait();
+        w.flush();
+        watches.add(w);
+      })();
+    } else watches.add(w);
     const drop = (): void => {
       watches.delete(w);
     };
@@ -290,7 +317,12 @@ async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<
   };
 }
 
-async function oursHarness(url: string, n: number, src = '../src'): Promise<Harness> {
+async function oursHarness(
+  url: string,
+  n: number,
+  src = '../src',
+  watchList = false,
+): Promise<Harness> {
   const { SharedIndexInformer } = (await import(
     `${src}/cache/shared_informer.js`
   )) as typeof SharedInformerModule;
@@ -305,7 +337,7 @@ async function oursHarness(url: string, n: number, src = '../src'): Promise<Harn
   const kc = await kubeConfig(url);
   const informer = new SharedIndexInformer(
     listWatchFromClient(new ResourceClient(kc, podsResource)),
-    { name: 'pods', logger: noopLogger, watchList: false },
+    { name: 'pods', logger: noopLogger, watchList },
   );
   const adds = counter();
   const updates = counter();
@@ -364,14 +396,16 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
         ? (u: string, k: number) => lowerBoundHarness(u, k, true)
         : impl === 'client-node'
           ? clientNodeHarness
-          : impl === 'ours-base'
-            ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
-            : (u: string, k: number) =>
-                oursHarness(
-                  u,
-                  k,
-                  OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
-                );
+          : impl === 'ours-stream'
+            ? (u: string, k: number) => oursHarness(u, k, undefined, true)
+            : impl === 'ours-base'
+              ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
+              : (u: string, k: number) =>
+                  oursHarness(
+                    u,
+                    k,
+                    OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
+                  );
   const h = await make(url, n);
   await h.sync();
   process.stdout.write(JSON.stringify({ phase: 'synced' }) + '\n');
@@ -395,10 +429,12 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
     }
     const cpu0 = process.cpuUsage();
     const seen = h.updates(n);
+    const t0 = performance.now();
     process.stdout.write(JSON.stringify({ phase: 'ready' }) + '\n');
     await seen;
     const ms = cpuMs(cpu0);
-    process.stdout.write(JSON.stringify({ phase: 'burst', cpuMs: ms }) + '\n');
+    const wallMs = performance.now() - t0;
+    process.stdout.write(JSON.stringify({ phase: 'burst', cpuMs: ms, wallMs }) + '\n');
   }
   if (session !== undefined) {
     const { profile } = (await post('Profiler.stop')) as { profile: unknown };
@@ -451,7 +487,11 @@ async function startServerProc(n: number): Promise<ServerProc> {
   };
 }
 
-async function runChild(server: ServerProc, impl: Impl): Promise<number[]> {
+/** Per counted burst: CPU µs per event and events per second of wall-clock time. */
+async function runChild(
+  server: ServerProc,
+  impl: Impl,
+): Promise<{ perEvent: number[]; rate: number[] }> {
   const proc = spawn(
     CHILD_NODE,
     ['--expose-gc', '--import', 'tsx', self, 'child', impl, server.url, String(N), String(BURSTS)],
@@ -462,6 +502,7 @@ async function runChild(server: ServerProc, impl: Impl): Promise<number[]> {
   const synced = JSON.parse(await next()) as { phase: string };
   if (synced.phase !== 'synced') throw new Error(`expected synced, got ${synced.phase}`);
   const perEvent: number[] = [];
+  const rate: number[] = [];
   for (let b = 0; b < BURSTS; b++) {
     const p = await server.command(`prepare b${b + 1}`);
     if (p !== 'prepared') throw new Error(`server said ${p}`);
@@ -469,22 +510,25 @@ async function runChild(server: ServerProc, impl: Impl): Promise<number[]> {
     const ready = JSON.parse(await next()) as { phase: string };
     if (ready.phase !== 'ready') throw new Error(`expected ready, got ${ready.phase}`);
     const done = server.command('burst');
-    const r = JSON.parse(await next()) as { cpuMs: number };
+    const r = JSON.parse(await next()) as { cpuMs: number; wallMs: number };
     const d = await done;
     if (d !== 'done 1') throw new Error(`server said ${d} (expected one watch)`);
     perEvent.push((r.cpuMs * 1000) / N);
+    rate.push(N / (r.wallMs / 1000));
   }
   const end = JSON.parse(await next()) as { phase: string; size: number };
   if (end.size !== N) throw new Error(`${impl} ended with ${end.size} of ${N} objects`);
   const code = await exited;
   if (code !== 0) throw new Error(`${impl} child exited ${code}`);
-  return perEvent.slice(BURSTS > 1 ? 1 : 0);
+  const counted = BURSTS > 1 ? 1 : 0;
+  return { perEvent: perEvent.slice(counted), rate: rate.slice(counted) };
 }
 
 const labels: Record<Impl, string> = {
   lower: 'lower bound (raw watch: split lines, JSON.parse, Map.set)',
   'lower-gzip': 'lower bound, asking for gzip (+ zlib gunzip stream)',
-  ours: 'SharedIndexInformer, one counting handler',
+  ours: 'SharedIndexInformer, one counting handler (paged-list sync)',
+  'ours-stream': 'SharedIndexInformer, streaming-list sync (watchList: true)',
   'ours-base': 'SharedIndexInformer before this change (BENCH_BASE_SRC)',
   'client-node': '@kubernetes/client-node 1.4 makeInformer',
 };
@@ -516,14 +560,17 @@ async function main(): Promise<void> {
   );
   const server = await startServerProc(N);
   const results = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
+  const rates = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
   try {
     for (let r = 0; r < RUNS; r++) {
       for (const impl of IMPLS) {
-        const bursts = await runChild(server, impl);
+        const { perEvent: bursts, rate } = await runChild(server, impl);
         console.error(
-          `run ${r + 1} ${impl}: ${bursts.map((b) => b.toFixed(1)).join(', ')} µs/event`,
+          `run ${r + 1} ${impl}: ${bursts.map((b) => b.toFixed(1)).join(', ')} µs/event, ` +
+            `${rate.map((x) => x.toFixed(0)).join(', ')} events/s`,
         );
         results.get(impl)!.push(summarize(bursts).median);
+        rates.get(impl)!.push(summarize(rate).median);
       }
     }
   } finally {
@@ -547,11 +594,18 @@ async function main(): Promise<void> {
       row.push((s.median / lbzS.median).toFixed(2) + '×');
       row.push(fmt(summarize(xs.map((x, i) => x / lbz[i]!)), 2) + '×');
     }
+    const rs = rates.get(impl)!;
+    row.push(fmt(summarize(rs), 0));
+    const lbRates = rates.get(GZIP && lbz !== undefined ? 'lower-gzip' : 'lower');
+    if (lbRates !== undefined) row.push(fmt(summarize(rs.map((x, i) => x / lbRates[i]!)), 2) + '×');
     rows.push(row);
   }
   const header = ['implementation', 'watch CPU / event'];
   if (lb !== undefined) header.push('×LB (medians)', '×LB per run, median (min–max)');
   if (lbz !== undefined) header.push('×LB-gzip (medians)', '×LB-gzip per run');
+  header.push('delivery, events/s (wall)');
+  if (rates.has(GZIP && lbz !== undefined ? 'lower-gzip' : 'lower'))
+    header.push('events/s ×LB per run');
   printTable(`${N / 1000}k MODIFIED per burst — median (min–max) of ${RUNS} runs`, header, rows);
   console.log(
     `load average at end ${loadavg()

@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import { DelayingQueue, Queue } from '../src/workqueue/index.js';
 import { FakeClock } from '../src/util/clock.js';
-import { fmt, machineLoad, printTable, repeat, summarize } from './lib/report.js';
+import { fmt, heapUsedAfterGc, machineLoad, printTable, repeat, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';
 
 const KEYS = 10_000;
@@ -212,4 +212,88 @@ printTable(
   'DelayingQueue.addAfter with random delays, fake clock (CPU ns per item, median (min–max))',
   ['items waiting', 'addAfter', 'fire → add', 'addAfter vs 10k', 'log2 n vs 10k'],
   rows,
+);
+
+// The queue at 1M distinct keys (a controller over a 1M-object cache after a resync or a
+// restart): heap per queued key (the key strings exist beforehand, as they do in the
+// informer's cache, so this is the queue's own cost), add rate, and the rate at which one
+// worker drains it with get()/done(), against the raw array+Set lower bound. BENCH_QUEUE_KEYS lowers the size on
+// a loaded machine. (The controller's priority queue is not on this branch; it joins this
+// table when it lands.)
+const BIG = Number(process.env.BENCH_QUEUE_KEYS ?? 1_000_000);
+const bigKeys = Array.from({ length: BIG }, (_, i) => `ns-${i % 1000}/pod-${i}`);
+
+async function bigRun(
+  impl: 'raw' | 'queue',
+): Promise<{ heap: number; add: number; drain: number }> {
+  const before = heapUsedAfterGc();
+  let c0 = process.cpuUsage();
+  if (impl === 'raw') {
+    const items: string[] = [];
+    const dirty = new Set<string>();
+    for (const k of bigKeys) {
+      if (dirty.has(k)) continue;
+      dirty.add(k);
+      items.push(k);
+    }
+    const add = BIG / cpuSeconds(c0);
+    const heap = (heapUsedAfterGc() - before) / BIG;
+    c0 = process.cpuUsage();
+    const processing = new Set<string>();
+    for (let head = 0; head < items.length; head++) {
+      const k = await Promise.resolve(items[head]!);
+      dirty.delete(k);
+      processing.add(k);
+      processing.delete(k);
+    }
+    return { heap, add, drain: BIG / cpuSeconds(c0) };
+  }
+  const q = new Queue<string>();
+  for (const k of bigKeys) q.add(k);
+  const add = BIG / cpuSeconds(c0);
+  const heap = (heapUsedAfterGc() - before) / BIG;
+  c0 = process.cpuUsage();
+  for (let i = 0; i < BIG; i++) {
+    const got = await q.get();
+    if (got.shutdown) throw new Error('queue shut down early');
+    q.done(got.item);
+  }
+  const drain = BIG / cpuSeconds(c0);
+  q.shutDown();
+  return { heap, add, drain };
+}
+
+const big: Record<'raw' | 'queue', { heap: number[]; add: number[]; drain: number[] }> = {
+  raw: { heap: [], add: [], drain: [] },
+  queue: { heap: [], add: [], drain: [] },
+};
+const bigRuns = Number(process.env.BENCH_QUEUE_RUNS ?? 3);
+for (let run = 0; run < bigRuns; run++) {
+  for (const impl of ['raw', 'queue'] as const) {
+    const r = await bigRun(impl);
+    big[impl].heap.push(r.heap);
+    big[impl].add.push(r.add / 1e6);
+    big[impl].drain.push(r.drain / 1e6);
+  }
+}
+const bigRow = (name: string, impl: 'raw' | 'queue'): string[] => {
+  const b = big[impl];
+  const ratio = (xs: number[], ys: number[]): string =>
+    `${(summarize(xs).median / summarize(ys).median).toFixed(2)}×`;
+  return [
+    name,
+    fmt(summarize(b.heap), 0, ' B'),
+    ratio(b.heap, big.raw.heap),
+    fmt(summarize(b.add), 2),
+    fmt(summarize(b.drain), 2),
+    ratio(b.drain, big.raw.drain),
+  ];
+};
+printTable(
+  `Queue at ${BIG.toLocaleString('en-US')} distinct keys, 1 worker (median of ${bigRuns} interleaved runs (min–max), CPU time) — ${machineLoad()}`,
+  ['implementation', 'heap / queued key', 'vs raw', 'M adds/s', 'M get+done/s', 'vs raw'],
+  [
+    bigRow('raw array+Set, one await per item (lower bound)', 'raw'),
+    bigRow('Queue add, then get()/done()', 'queue'),
+  ],
 );

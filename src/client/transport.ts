@@ -1,8 +1,16 @@
 /**
  * The transport: the only place in the library that speaks HTTP to the API server.
  *
- * A {@link Transport} turns a client-node `KubeConfig` into requests over `node:http` /
- * `node:https` with a keep-alive agent:
+ * A {@link Transport} turns a client-node `KubeConfig` into requests over HTTP/2
+ * (`node:http2`, one shared connection for every request and watch) to an `https:` server
+ * that offers it, as client-go does, else over `node:http` / `node:https` with a keep-alive
+ * agent:
+ *
+ * - **HTTP/2** (option `http2`, default on over TLS unless `DISABLE_HTTP2` is set): ALPN
+ *   decides; streams are multiplexed, a second connection opens at the server's
+ *   `SETTINGS_MAX_CONCURRENT_STREAMS`, a PING health check (30 s idle, 15 s timeout, on the
+ *   {@link Clock}) closes a dead connection so that watches are re-established, GOAWAY and
+ *   refused streams are sent again on a new connection (see `http2_pool.ts`).
  *
  * - **Server and TLS** come from the current context's cluster: the CA, the client
  *   certificate and key, the TLS server name, and `insecure-skip-tls-verify` only when the
@@ -31,6 +39,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
+import type * as http2 from 'node:http2';
 import * as https from 'node:https';
 import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
@@ -49,6 +58,13 @@ import {
 } from './errors.js';
 import type { RestClientMetricsProvider } from './metrics.js';
 import { REQUEST_ERROR_CODE, getDefaultRestClientMetricsProvider } from './metrics.js';
+import {
+  DEFAULT_PING_TIMEOUT_MS,
+  DEFAULT_READ_IDLE_TIMEOUT_MS,
+  Http2Pool,
+  cancelStream,
+  isUnprocessed,
+} from './http2_pool.js';
 import { redactUrl } from './redact.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
@@ -96,7 +112,7 @@ export interface TransportOptions {
   credentialTtlMs?: number;
   /** User-Agent header. Default `kube-controller-kit/<version>`. */
   userAgent?: string;
-  /** Most sockets open at once to the server. Default: unlimited. */
+  /** Most sockets open at once to the server over HTTP/1.1 (HTTP/2 shares one). Default: unlimited. */
   maxSockets?: number;
   /**
    * Do not ask for gzipped responses (no `Accept-Encoding` header), as client-go's
@@ -110,6 +126,27 @@ export interface TransportOptions {
    * Default: the provider set with `setDefaultRestClientMetricsProvider`, if any.
    */
   metricsProvider?: RestClientMetricsProvider;
+  /**
+   * Speak HTTP/2 to an `https:` server that offers it (ALPN `h2`), as client-go does by
+   * default: every request and watch of this transport is a stream on one shared
+   * connection (a second one opens when the server's `SETTINGS_MAX_CONCURRENT_STREAMS` is
+   * reached). A server that does not offer `h2` is spoken to in HTTP/1.1. `false` keeps
+   * HTTP/1.1 with a keep-alive socket per concurrent request, as client-go's
+   * `DISABLE_HTTP2`. Plain `http:` servers always get HTTP/1.1. Default: true, unless the
+   * environment variable `DISABLE_HTTP2` is set to a non-empty value (as in client-go).
+   */
+  http2?: boolean;
+  /**
+   * HTTP/2 health check: a connection carrying streams sends a PING after this long, in
+   * ms (client-go's `ReadIdleTimeout`, 30 s). 0 turns the health check off.
+   */
+  http2ReadIdleTimeoutMs?: number;
+  /**
+   * HTTP/2 health check: a PING unanswered for this long closes the connection, failing its
+   * streams so that watches are re-established on a new one, in ms (client-go's
+   * `PingTimeout`, 15 s).
+   */
+  http2PingTimeoutMs?: number;
 }
 
 /** The HTTP methods the API server uses. */
@@ -161,7 +198,37 @@ export interface OpenStream {
 interface Credentials {
   readonly headers: Record<string, string>;
   readonly agent: http.Agent;
+  /** The HTTP/2 sessions for these TLS settings, unless HTTP/2 is off. */
+  readonly pool: Http2Pool | undefined;
   readonly expiresAt: number;
+}
+
+/** A response of either protocol, as the transport reads it. */
+interface Response {
+  readonly statusCode: number;
+  readonly headers: http.IncomingHttpHeaders;
+  /** The raw (possibly gzipped) body. */
+  readonly body: Readable;
+  /** True when the whole body arrived. */
+  complete(): boolean;
+  /** Closes the response (HTTP/1.1: the socket; HTTP/2: RST_STREAM CANCEL). */
+  destroy(): void;
+}
+
+interface Opened {
+  res: Response;
+  context: string;
+  finish: () => void;
+  timedOut: () => boolean;
+}
+
+/** What #open computes once for both protocols. */
+interface Prepared {
+  path: string;
+  context: string;
+  headers: Record<string, string>;
+  payload: Buffer | undefined;
+  timeoutMs: number;
 }
 
 const tlsFields = [
@@ -206,6 +273,10 @@ export class Transport {
   readonly #acceptEncoding: Readonly<Record<string, string>>;
   readonly #metrics: RestClientMetricsProvider | undefined;
   readonly #agents = new Map<string, http.Agent>();
+  readonly #pools = new Map<string, Http2Pool>();
+  readonly #http2: boolean;
+  readonly #readIdleTimeoutMs: number;
+  readonly #pingTimeoutMs: number;
   #credentials: Promise<Credentials> | undefined;
   #closed = false;
 
@@ -252,6 +323,31 @@ export class Transport {
     this.#maxSockets = options.maxSockets ?? Infinity;
     this.#acceptEncoding = options.disableCompression === true ? {} : { 'Accept-Encoding': 'gzip' };
     this.#metrics = options.metricsProvider ?? getDefaultRestClientMetricsProvider();
+    this.#http2 = this.#secure && (options.http2 ?? !http2DisabledByEnvironment());
+    this.#readIdleTimeoutMs = options.http2ReadIdleTimeoutMs ?? DEFAULT_READ_IDLE_TIMEOUT_MS;
+    this.#pingTimeoutMs = options.http2PingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
+  }
+
+  /**
+   * The protocol requests to this server use: `'h2'` once a connection negotiated HTTP/2,
+   * `'http/1.1'` when HTTP/2 is off, the server is plain http or did not offer `h2`, and
+   * `undefined` before the first connection decided it.
+   */
+  get protocol(): 'h2' | 'http/1.1' | undefined {
+    if (!this.#http2) return 'http/1.1';
+    let any: 'h2' | 'http/1.1' | undefined;
+    for (const pool of this.#pools.values()) {
+      if (pool.http1Only) any ??= 'http/1.1';
+      else if (pool.sessionCount > 0) any = 'h2';
+    }
+    return any;
+  }
+
+  /** Connections open now over HTTP/2 (sessions), for tests and benchmarks. */
+  get http2SessionCount(): number {
+    let n = 0;
+    for (const pool of this.#pools.values()) n += pool.sessionCount;
+    return n;
   }
 
   /** Drops the cached credentials: the next request applies the kubeconfig again. */
@@ -342,7 +438,7 @@ export class Transport {
       const credentials = await this.#getCredentials(spec.signal);
       const opened = await this.#open(spec, credentials, false);
       const res = opened.res;
-      const code = res.statusCode ?? 0;
+      const code = res.statusCode;
       if (code >= 200 && code < 300) {
         const body = decompressed(res);
         return {
@@ -352,7 +448,7 @@ export class Transport {
           context: opened.context,
           close: () => {
             opened.finish();
-            if (body !== res) body.destroy();
+            if (body !== res.body) body.destroy();
             res.destroy();
           },
         };
@@ -376,11 +472,13 @@ export class Transport {
     }
   }
 
-  /** Destroys every pooled socket; later requests fail. Open streams are closed too. */
+  /** Destroys every pooled socket and HTTP/2 session; later requests fail. Open streams are closed too. */
   close(): void {
     this.#closed = true;
     for (const agent of this.#agents.values()) agent.destroy();
     this.#agents.clear();
+    for (const pool of this.#pools.values()) pool.close();
+    this.#pools.clear();
     this.#credentials = undefined;
   }
 
@@ -463,7 +561,8 @@ export class Transport {
     // client-node may have made an agent of its own; we pool ours instead.
     const previous = options.agent;
     if (previous instanceof http.Agent) previous.destroy();
-    return { headers, agent: this.#agentFor(options), expiresAt: this.#clock.now() + this.#ttl };
+    const { agent, pool } = this.#agentFor(options);
+    return { headers, agent, pool, expiresAt: this.#clock.now() + this.#ttl };
   }
 
   /** `kubeconfig user "u" (cluster "c", server https://…)`, for messages. */
@@ -485,7 +584,7 @@ export class Transport {
     return `${who} (${where}server ${redactUrl(this.server)})`;
   }
 
-  #agentFor(options: https.RequestOptions): http.Agent {
+  #agentFor(options: https.RequestOptions): { agent: http.Agent; pool: Http2Pool | undefined } {
     const hash = createHash('sha256');
     const agentOptions: https.AgentOptions = {
       keepAlive: true,
@@ -509,20 +608,34 @@ export class Transport {
       agent = this.#secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
       this.#agents.set(key, agent);
     }
-    return agent;
+    if (!this.#http2) return { agent, pool: undefined };
+    let pool = this.#pools.get(key);
+    if (pool === undefined) {
+      const tlsOptions: Record<string, unknown> = {};
+      for (const field of tlsFields) {
+        if (options[field] !== undefined) tlsOptions[field] = options[field];
+      }
+      const host = this.#base.hostname.replace(/^\[|\]$/g, '');
+      pool = new Http2Pool(
+        {
+          host,
+          port: this.#base.port === '' ? 443 : Number(this.#base.port),
+          authority: this.#base.host,
+          tls: tlsOptions,
+        },
+        {
+          clock: this.#clock,
+          logger: this.#logger,
+          readIdleTimeoutMs: this.#readIdleTimeoutMs,
+          pingTimeoutMs: this.#pingTimeoutMs,
+        },
+      );
+      this.#pools.set(key, pool);
+    }
+    return { agent, pool };
   }
 
-  #open(
-    spec: RequestSpec,
-    credentials: Credentials,
-    wholeExchange: boolean,
-    staleRetried = false,
-  ): Promise<{
-    res: http.IncomingMessage;
-    context: string;
-    finish: () => void;
-    timedOut: () => boolean;
-  }> {
+  #prepare(spec: RequestSpec, credentials: Credentials): Prepared {
     const path = this.#pathWithQuery(spec);
     const context = `${spec.method} ${redactUrl(this.#base.origin + path)}`;
     const headers: Record<string, string> = {
@@ -537,7 +650,31 @@ export class Transport {
       headers['Content-Type'] = spec.contentType ?? 'application/json';
       headers['Content-Length'] = String(payload.length);
     }
-    const timeoutMs = spec.timeoutMs ?? this.#timeoutMs;
+    return { path, context, headers, payload, timeoutMs: spec.timeoutMs ?? this.#timeoutMs };
+  }
+
+  #open(
+    spec: RequestSpec,
+    credentials: Credentials,
+    wholeExchange: boolean,
+    staleRetried = false,
+  ): Promise<Opened> {
+    const prepared = this.#prepare(spec, credentials);
+    const pool = credentials.pool;
+    if (pool !== undefined && !pool.http1Only) {
+      return this.#openH2(spec, credentials, pool, prepared, wholeExchange, staleRetried);
+    }
+    return this.#openH1(spec, credentials, prepared, wholeExchange, staleRetried);
+  }
+
+  #openH1(
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    wholeExchange: boolean,
+    staleRetried: boolean,
+  ): Promise<Opened> {
+    const { path, context, headers, payload, timeoutMs } = prepared;
     const signal = spec.signal;
     return new Promise((resolve, reject) => {
       let timedOut = false;
@@ -599,9 +736,150 @@ export class Transport {
           this.#base.host,
         );
         if (!wholeExchange) timer?.cancel();
-        resolve({ res, context, finish, timedOut: () => timedOut });
+        resolve({
+          res: {
+            statusCode: res.statusCode ?? 0,
+            headers: res.headers,
+            body: res,
+            complete: () => res.complete,
+            destroy: () => res.destroy(),
+          },
+          context,
+          finish,
+          timedOut: () => timedOut,
+        });
       });
       req.end(payload);
+    });
+  }
+
+  /**
+   * The request as a stream on a shared HTTP/2 session (see {@link Http2Pool}). Falls back
+   * to HTTP/1.1 when the server's ALPN answer has no `h2`.
+   */
+  #openH2(
+    spec: RequestSpec,
+    credentials: Credentials,
+    pool: Http2Pool,
+    prepared: Prepared,
+    wholeExchange: boolean,
+    staleRetried: boolean,
+  ): Promise<Opened> {
+    const { path, context, headers, payload, timeoutMs } = prepared;
+    const signal = spec.signal;
+    return new Promise((resolve, reject) => {
+      let timedOut = false;
+      let settled = false;
+      let stream: http2.ClientHttp2Stream | undefined;
+      const stop = (err: Error): void => {
+        if (stream !== undefined) {
+          cancelStream(stream);
+          stream.destroy(err);
+        } else fail(err);
+      };
+      const onAbort = (): void => stop(signal?.reason as Error);
+      const timer =
+        timeoutMs > 0 && Number.isFinite(timeoutMs)
+          ? this.#clock.setTimeout(() => {
+              timedOut = true;
+              stop(new RequestTimeoutError(context, timeoutMs));
+            }, timeoutMs)
+          : undefined;
+      const finish = (): void => {
+        timer?.cancel();
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const fail = (err: unknown): void => {
+        if (settled) return;
+        settled = true;
+        finish();
+        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
+        reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
+      };
+      const again = (why: string, err: unknown): void => {
+        settled = true;
+        finish();
+        this.#logger.debug(`retrying on a new HTTP/2 connection: ${why}`, {
+          request: context,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        this.#open(spec, credentials, wholeExchange, true).then(resolve, reject);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pool.acquire().then((got) => {
+        if (got === 'http/1.1') {
+          if (settled) return;
+          settled = true;
+          finish();
+          this.#openH1(spec, credentials, prepared, wholeExchange, staleRetried).then(
+            resolve,
+            reject,
+          );
+          return;
+        }
+        if (settled) {
+          got.release();
+          return;
+        }
+        const reused = got.started > 1;
+        let s: http2.ClientHttp2Stream;
+        try {
+          s = got.session.request(
+            { ':method': spec.method, ':path': path, ...headers },
+            { endStream: payload === undefined },
+          );
+        } catch (err) {
+          // The session went away between acquire and request: nothing was sent.
+          got.release();
+          pool.discard(got);
+          if (!staleRetried) again('the connection was closing', err);
+          else fail(err);
+          return;
+        }
+        stream = s;
+        s.once('close', () => {
+          got.release();
+          if (!settled) onError(new StreamClosedError(s.rstCode));
+        });
+        const onError = (err: Error): void => {
+          if (settled) return;
+          const retryable = !staleRetried && !timedOut && signal?.aborted !== true;
+          if (retryable && isUnprocessed(s, err)) {
+            // GOAWAY or REFUSED_STREAM: the server did not process it; any method may go again.
+            again('the server refused the stream (GOAWAY or REFUSED_STREAM)', err);
+            return;
+          }
+          if (retryable && reused && REPLAYABLE_METHODS.has(spec.method) && isH2Drop(err)) {
+            again('the server closed the connection', err);
+            return;
+          }
+          fail(err);
+        };
+        s.on('error', onError);
+        s.once('response', (h) => {
+          if (settled) return;
+          settled = true;
+          const code = Number(h[':status'] ?? 0);
+          this.#metrics?.incrementRequestResult(String(code), spec.method, this.#base.host);
+          if (!wholeExchange) timer?.cancel();
+          resolve({
+            res: {
+              statusCode: code,
+              headers: h,
+              body: s,
+              complete: () => s.readableEnded,
+              destroy: () => {
+                cancelStream(s);
+                s.destroy();
+              },
+            },
+            context,
+            finish,
+            timedOut: () => timedOut,
+          });
+        });
+        if (payload !== undefined) s.end(payload);
+      }, fail);
     });
   }
 
@@ -624,7 +902,7 @@ export class Transport {
     const opened = await this.#open(spec, credentials, true);
     try {
       const body = await readAll(decompressed(opened.res));
-      return { statusCode: opened.res.statusCode ?? 0, headers: opened.res.headers, body };
+      return { statusCode: opened.res.statusCode, headers: opened.res.headers, body };
     } catch (err) {
       opened.res.destroy();
       throw this.#wrapNetworkError(spec, err, opened);
@@ -660,6 +938,33 @@ const REPLAYABLE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS
 function isConnectionDrop(err: Error): boolean {
   const code = (err as NodeJS.ErrnoException).code;
   return code === 'ECONNRESET' || code === 'EPIPE' || err.message === 'socket hang up';
+}
+
+/** client-go's switch: a non-empty `DISABLE_HTTP2` turns HTTP/2 off for transports that do not choose. */
+function http2DisabledByEnvironment(): boolean {
+  const value = process.env.DISABLE_HTTP2;
+  return value !== undefined && value !== '';
+}
+
+/** An HTTP/2 failure that means the connection under the stream went away. */
+function isH2Drop(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return (
+    isConnectionDrop(err) ||
+    code === 'ERR_HTTP2_SESSION_ERROR' ||
+    code === 'ERR_HTTP2_STREAM_ERROR' ||
+    code === 'ERR_HTTP2_INVALID_SESSION' ||
+    code === 'ERR_HTTP2_STREAM_CLOSED'
+  );
+}
+
+/** A stream the server (or the session's end) closed before it answered. */
+class StreamClosedError extends Error {
+  readonly code = 'ERR_HTTP2_STREAM_CLOSED';
+  constructor(rstCode: number) {
+    super(`the HTTP/2 stream was closed before an answer (RST_STREAM code ${rstCode})`);
+    this.name = 'StreamClosedError';
+  }
 }
 
 /**
@@ -728,15 +1033,16 @@ function safeDecode(segment: string): string {
 }
 
 /** The body stream of a response, gunzipped when the server compressed it. */
-function decompressed(res: http.IncomingMessage): Readable {
+function decompressed(res: Response): Readable {
+  const body = res.body;
   const encoding = res.headers['content-encoding'];
-  if (encoding !== 'gzip') return res;
+  if (encoding !== 'gzip') return body;
   const gunzip = zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH });
-  res.on('error', (err) => gunzip.destroy(err));
+  body.on('error', (err) => gunzip.destroy(err));
   gunzip.on('close', () => {
-    if (!res.destroyed && !res.complete) res.destroy();
+    if (!body.destroyed && !res.complete()) res.destroy();
   });
-  return res.pipe(gunzip);
+  return body.pipe(gunzip);
 }
 
 function readAll(stream: Readable): Promise<Buffer> {

@@ -18,6 +18,9 @@ import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes } from 'node:crypto';
+import { createSecureServer as createHttp2Server } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Session } from 'node:http2';
+import type { Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -120,6 +123,12 @@ export interface TestApiServerAuth {
 export interface TestApiServerOptions {
   /** Serve HTTPS with throwaway certificates (default false; implied by `clientCertificate`). */
   https?: boolean;
+  /**
+   * Over HTTPS, offer HTTP/2 (ALPN `h2`) beside HTTP/1.1, as kube-apiserver does: clients
+   * that prefer it (kubectl, client-go, this library's transport) multiplex every request
+   * and watch on one connection. `false` serves HTTP/1.1 only. Default true.
+   */
+  http2?: boolean;
   /** Required authentication (default none). */
   auth?: TestApiServerAuth;
   /** Port to bind on 127.0.0.1 (default 0: a free port). */
@@ -348,6 +357,9 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   /** The token the server's own kubeconfig carries (undefined: none). */
   readonly #adminToken: string | undefined;
   #server: Server | undefined;
+  /** HTTP/2 sessions and TLS sockets, closed by `restart` and `close` (the HTTP/2 server has no `closeAllConnections`). */
+  readonly #sessions = new Set<ServerHttp2Session>();
+  readonly #sockets = new Set<Socket>();
   #closed = false;
   #requests: RecordedRequest[] = [];
   readonly #endpoints = new WebhookEndpoints();
@@ -603,16 +615,32 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     };
     if (useTls) {
       this.certificates = await generateTestCertificates();
-      server = createHttpsServer(
-        {
-          key: this.certificates.serverKey,
-          cert: this.certificates.serverCert,
-          ca: this.certificates.caCert,
-          requestCert: o.auth?.clientCertificate === true,
-          rejectUnauthorized: false,
-        },
-        handler,
-      );
+      const tlsOptions = {
+        key: this.certificates.serverKey,
+        cert: this.certificates.serverCert,
+        ca: this.certificates.caCert,
+        requestCert: o.auth?.clientCertificate === true,
+        rejectUnauthorized: false,
+      };
+      if (o.http2 === false) {
+        server = createHttpsServer(tlsOptions, handler);
+      } else {
+        // One listener for both protocols: ALPN picks h2 or HTTP/1.1 per connection, and
+        // both reach the same handlers through Node's compatibility request/response.
+        const h2 = createHttp2Server({ ...tlsOptions, allowHTTP1: true }, (req, res) =>
+          handler(...http1View(req, res)),
+        );
+        h2.on('session', (session: ServerHttp2Session) => {
+          this.#sessions.add(session);
+          session.once('close', () => this.#sessions.delete(session));
+          session.on('error', () => session.destroy());
+        });
+        h2.on('secureConnection', (socket: Socket) => {
+          this.#sockets.add(socket);
+          socket.once('close', () => this.#sockets.delete(socket));
+        });
+        server = h2 as unknown as Server;
+      }
     } else {
       server = createHttpServer(handler);
     }
@@ -622,6 +650,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     // response in flight is only closed.
     const busy = new WeakSet<object>();
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.httpVersionMajor === 2) return; // a stream of an HTTP/2 session, not a socket
       busy.add(req.socket);
       res.on('close', () => busy.delete(req.socket));
     });
@@ -936,7 +965,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
 
   restart(forgetHistory: boolean): void {
     for (const w of this.#selectWatches(undefined)) w.destroy();
-    this.#server?.closeAllConnections();
+    this.#closeAllConnections();
     if (forgetHistory) this.#storage.compact();
   }
 
@@ -951,9 +980,47 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     if (!server) return;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      server.closeAllConnections();
+      this.#closeAllConnections();
     });
   }
+
+  #closeAllConnections(): void {
+    const server = this.#server;
+    if (server === undefined) return;
+    if (typeof server.closeAllConnections === 'function') server.closeAllConnections();
+    for (const session of this.#sessions) session.destroy();
+    for (const socket of this.#sockets) socket.destroy();
+  }
+}
+
+/**
+ * The HTTP/2 compatibility request and response as the handlers see them. They read and
+ * write the same members (`method`, `url`, `headers`, `writeHead`, `write`, `end`,
+ * `flushHeaders`, `headersSent`, `destroy`); `req.httpVersionMajor` (2) tells them apart.
+ * The HTTP/1.1-only response header `Transfer-Encoding` is dropped (HTTP/2 frames the body
+ * itself, and Node refuses connection-specific headers on a stream).
+ */
+function http1View(
+  req: Http2ServerRequest,
+  res: Http2ServerResponse,
+): [IncomingMessage, ServerResponse] {
+  if (req.httpVersionMajor === 2) {
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Http2ServerResponse;
+    res.writeHead = (code: number, ...rest: unknown[]) => {
+      const last = rest[rest.length - 1];
+      if (typeof last === 'object' && last !== null && !Array.isArray(last)) {
+        const headers: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(last)) {
+          const lower = k.toLowerCase();
+          if (lower !== 'transfer-encoding' && lower !== 'connection' && lower !== 'keep-alive')
+            headers[k] = v;
+        }
+        rest[rest.length - 1] = headers;
+      }
+      return writeHead(code, ...rest);
+    };
+  }
+  return [req as unknown as IncomingMessage, res as unknown as ServerResponse];
 }
 
 /**

@@ -421,7 +421,9 @@ export class WatchConnection {
   /** Destroys the socket abruptly (no clean end of the chunked response). */
   destroy(): void {
     if (this.#closed) return;
-    this.#res.socket?.destroy();
+    // Over HTTP/2 the socket carries other streams (Node refuses to let a stream touch it):
+    // resetting this stream is the abrupt end.
+    if (this.#res.req.httpVersionMajor !== 2) this.#res.socket?.destroy();
     this.#res.destroy();
     this.#finish();
   }

@@ -2,7 +2,9 @@
 // real-watch-expiry.test.ts. Which server: see servers.ts (REAL_APISERVER_KUBECONFIG, else
 // a private instance when built, else a loud skip; REAL_APISERVER_REQUIRED=1 turns the
 // skip into a failure).
+import assert from 'node:assert/strict';
 import { ResourceClient } from '../../src/client/resource_client.js';
+import { Transport } from '../../src/client/transport.js';
 import { isResourceExpired } from '../../src/client/errors.js';
 import { acquireRealServer } from './servers.js';
 import type { RealServerHandle } from './servers.js';
@@ -24,6 +26,18 @@ export function realTarget(what: string): TargetProvider {
       handle = await acquireRealServer(what);
       const server = handle.server;
       if (server === undefined) return { target: undefined, skipReason: handle.skipReason ?? '' };
+      // The leg runs over HTTP/2 by default and over HTTP/1.1 with DISABLE_HTTP2 set
+      // (scripts/test-real-apiserver.sh): check the protocol is the one meant.
+      const probe = new Transport(server.kubeConfig());
+      try {
+        await probe.request({ method: 'GET', path: '/version' });
+        if (probe.server.startsWith('https:')) {
+          const wanted = (process.env.DISABLE_HTTP2 ?? '') === '' ? 'h2' : 'http/1.1';
+          assert.equal(probe.protocol, wanted, `the real server must be spoken to in ${wanted}`);
+        }
+      } finally {
+        probe.close();
+      }
       return {
         skipReason: '',
         target: {
