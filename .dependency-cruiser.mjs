@@ -48,11 +48,6 @@ const allowed = {
 
 const folders = [...Object.keys(allowed), 'manager', 'testing'];
 
-// Relaxed until the "admission" restructuring of src/testing lands: today
-// testing/resource_store.ts imports testing/defaults and testing/schema, which import it
-// back. Remove this exception (the lead tightens it after merging "admission").
-const circularExceptions = ['^src/testing/'];
-
 /** A path regex of the given folders of src/. */
 const under = (names) => `^src/(${names.join('|')})/`;
 
@@ -70,7 +65,7 @@ export default {
       name: 'no-circular',
       comment: 'No import circles, inside a folder either (shared/DESIGN.md).',
       severity: 'error',
-      from: { pathNot: circularExceptions },
+      from: {},
       to: { circular: true },
     },
     {

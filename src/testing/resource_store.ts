@@ -16,7 +16,6 @@ import type { ApiError } from '../client/errors.js';
 import type { ObjectMeta, StatusCause, UnstructuredObject } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import { KubeControllerKitError } from '../util/errors.js';
-import type { UserInfo } from './authentication.js';
 import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
 import { builtinType } from './fieldmanager/builtin_schema.js';
 import type { FieldManagerScope } from './fieldmanager/field_manager.js';
