@@ -19,7 +19,13 @@ export {
   defaultWatcherBufferSize,
   WatcherPermanentError,
 } from './watcher.js';
-export type { WatcherEvent, WatcherOptions } from './watcher.js';
+export type {
+  WatcherEvent,
+  WatcherInitDoneEvent,
+  WatcherInitEvent,
+  WatcherObjectEvent,
+  WatcherOptions,
+} from './watcher.js';
 export {
   appliedObjects,
   touchedObjects,

@@ -45,16 +45,34 @@ import { Reflector } from './reflector.js';
 
 /** One event of a {@link watcher} stream (kube-rs `watcher::Event`). */
 export type WatcherEvent<T> =
-  /** A (re)list starts: the objects until `InitDone` are the complete new state. */
-  | { readonly type: 'Init' }
-  /** One object of the (re)list. */
-  | { readonly type: 'InitApply'; readonly object: T }
-  /** The (re)list is complete; what was not in it is gone. */
-  | { readonly type: 'InitDone' }
-  /** An object was added or modified. */
-  | { readonly type: 'Apply'; readonly object: T }
-  /** An object was deleted (its last state). */
-  | { readonly type: 'Delete'; readonly object: T };
+  | WatcherInitEvent
+  | WatcherObjectEvent<'InitApply', T>
+  | WatcherInitDoneEvent
+  | WatcherObjectEvent<'Apply', T>
+  | WatcherObjectEvent<'Delete', T>;
+
+/** A (re)list starts: the objects until `InitDone` are the complete new state. */
+export interface WatcherInitEvent {
+  /** `Init`. */
+  readonly type: 'Init';
+}
+
+/** The (re)list is complete; what was not in it is gone. */
+export interface WatcherInitDoneEvent {
+  /** `InitDone`. */
+  readonly type: 'InitDone';
+}
+
+/**
+ * An event about one object: `InitApply` (one object of the (re)list), `Apply` (added or
+ * modified) or `Delete` (deleted; its last state).
+ */
+export interface WatcherObjectEvent<K extends 'InitApply' | 'Apply' | 'Delete', T> {
+  /** What happened. */
+  readonly type: K;
+  /** The object. */
+  readonly object: T;
+}
 
 /** The default bound of undelivered watch events of a {@link watcher}. */
 export const defaultWatcherBufferSize = 100;

@@ -12,7 +12,7 @@
 import type { ListMeta } from '../apimachinery/meta.js';
 import type { Status } from '../apimachinery/status.js';
 
-export type { ListMeta } from '../apimachinery/meta.js';
+export type { ListMeta, ShardInfo } from '../apimachinery/meta.js';
 export type { Status, StatusCause, StatusDetails, StatusReason } from '../apimachinery/status.js';
 
 /**

@@ -32,8 +32,8 @@ export {
 export { HealthCheckSet, ping } from './healthz.js';
 export type { HealthCheck } from './healthz.js';
 export { parseBindAddress } from './servers.js';
-export type { BindAddress, TlsSource } from './servers.js';
-export { certDirSource, ServingCertificateError } from './cert_dir.js';
+export type { BindAddress, RequestHandler, ServingCertificate, TlsSource } from './servers.js';
+export { certDirSource, servingCertificateSource, ServingCertificateError } from './cert_dir.js';
 export type { CertDirOptions } from './cert_dir.js';
 export { withAuthenticationAndAuthorization } from './metrics_auth.js';
 export type { MetricsAuthOptions } from './metrics_auth.js';

@@ -14,9 +14,18 @@ import { BindError, InvalidManagerOptionsError } from './errors.js';
 import type { GroupRunnable } from './runnable_group.js';
 
 /** A server certificate and key (PEM) for HTTPS, and how to hear of a new pair. */
+/** A PEM certificate and its private key, as a server serves them. */
+export interface ServingCertificate {
+  /** The certificate (chain), PEM. */
+  cert: string | Buffer;
+  /** The private key, PEM. */
+  key: string | Buffer;
+}
+
+/** Where a TLS server's certificate comes from (and, optionally, when it changes). */
 export interface TlsSource {
   /** The current certificate and key. */
-  current(): { cert: string | Buffer; key: string | Buffer };
+  current(): ServingCertificate;
   /** Calls `changed` when the pair changes on disk; returns the function that stops it. */
   watch?(changed: () => void): () => void;
 }

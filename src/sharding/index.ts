@@ -18,6 +18,7 @@
  * @module
  */
 export { HashRing, HashRingError, hash32, DEFAULT_VIRTUAL_NODES } from './ring.js';
+export type { RingPoint } from './ring.js';
 export { ringLabels, checkLabelName, ShardingNameError, DEFAULT_SHARDING_DOMAIN } from './names.js';
 export type { RingLabels } from './names.js';
 export { Shard, ShardLeaseLostError } from './shard.js';

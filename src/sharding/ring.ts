@@ -19,6 +19,14 @@ import { KubeControllerKitError } from '../util/errors.js';
 /** Default number of points per shard on the ring. */
 export const DEFAULT_VIRTUAL_NODES = 100;
 
+/** One point of a {@link HashRing}: a token on the ring and the shard that owns it. */
+export interface RingPoint {
+  /** The point's position on the 32-bit ring. */
+  readonly token: number;
+  /** The shard that owns the arc ending at this point. */
+  readonly owner: string;
+}
+
 /** The ring's options were invalid. */
 export class HashRingError extends KubeControllerKitError {}
 
@@ -117,7 +125,7 @@ export class HashRing {
    * point whose token is ≥ `h`, wrapping to the first point. For server-side sharding
    * (`hashRanges`), which turns each point into a range of the 64-bit hash space.
    */
-  points(): { readonly token: number; readonly owner: string }[] {
+  points(): RingPoint[] {
     return Array.from(this.#tokens, (token, i) => ({ token, owner: this.#owners[i] as string }));
   }
 

@@ -22,7 +22,7 @@ export type {
 } from './apiserver.js';
 export type { UserInfo } from './authentication.js';
 export type { AuthorizationMode } from './authorization.js';
-export type { TokenRequestSpec } from './service_account_tokens.js';
+export type { BoundObjectReference, TokenRequestSpec } from './service_account_tokens.js';
 export { TestApiServerFaults } from './faults.js';
 export type {
   FailureSpec,

@@ -60,6 +60,18 @@ export type ObjectLookup = (
   name: string,
 ) => UnstructuredObject | undefined;
 
+/** The object a ServiceAccount token is bound to (a Pod or Secret): refused once it is gone. */
+export interface BoundObjectReference {
+  /** `Pod` or `Secret`. */
+  kind?: string;
+  /** `v1`. */
+  apiVersion?: string;
+  /** Its name (in the ServiceAccount's namespace). */
+  name?: string;
+  /** Its uid (a recreated object with the same name does not match). */
+  uid?: string;
+}
+
 /** What a TokenRequest asks for (its `spec`). */
 export interface TokenRequestSpec {
   /** Who the token is for (default the API server's audiences). */
@@ -67,7 +79,7 @@ export interface TokenRequestSpec {
   /** Lifetime in seconds (default 3600, at least 600). */
   expirationSeconds?: number;
   /** A Pod or Secret the token is bound to. */
-  boundObjectRef?: { kind?: string; apiVersion?: string; name?: string; uid?: string };
+  boundObjectRef?: BoundObjectReference;
 }
 
 /** An issued token and when it expires. */
