@@ -69,7 +69,7 @@ import {
 } from './errors.js';
 import { HealthCheckSet, ping } from './healthz.js';
 import type { HealthCheck } from './healthz.js';
-import { certDirSource } from './cert_dir.js';
+import { servingCertificateSource } from './cert_dir.js';
 import type { CertDirOptions } from './cert_dir.js';
 import { metricsServer } from './metrics_server.js';
 import type { MetricsRegistry } from './metrics_server.js';
@@ -210,7 +210,8 @@ export interface ManagerOptions {
   metricsRegistry?: MetricsRegistry;
   /**
    * Serve `/metrics` securely, as kubebuilder's `--metrics-secure`: HTTPS with the
-   * certificate in `certPath` (`tls.crt`/`tls.key`, reloaded when they change), and only to
+   * certificate in `certPath` (`tls.crt`/`tls.key`, reloaded when they change; without
+   * `certPath`, a self-signed one made in memory, as controller-runtime does), and only to
    * callers whose bearer token the API server authenticates (TokenReview) and who may `get`
    * the non-resource URL `/metrics` (SubjectAccessReview); 401 and 403 otherwise, as
    * controller-runtime answers. The operator needs `create` on `tokenreviews` and
@@ -452,7 +453,7 @@ export class Manager {
         ...(options.metricsSecure !== undefined
           ? {
               secure: {
-                tls: certDirSource(options.metricsSecure),
+                tls: servingCertificateSource(options.metricsSecure),
                 auth: { transport: this.transport, clock: this.#clock, logger: this.#logger },
               },
             }

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
-import type { TLSSocket } from 'node:tls';
+import { connect as tlsConnect } from 'node:tls';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../support/eventually.js';
@@ -158,5 +159,39 @@ describe('secured metrics (metricsSecure)', () => {
     });
     const res = await scrape(port, renewed.caCert, prometheus);
     assert.equal(res.status, 200);
+  });
+});
+
+describe('secured metrics without a certificate directory', () => {
+  it('serves HTTPS with a self-signed certificate for localhost and 127.0.0.1 (controller-runtime without CertDir), still asking who calls', async () => {
+    const server = await startTestApiServer({ authorization: 'RBAC' });
+    const stop = new AbortController();
+    const manager = new Manager({
+      kubeConfig: server.kubeConfig(),
+      healthProbeBindAddress: '0',
+      metricsBindAddress: '127.0.0.1:0',
+      metricsRegistry: { metrics: () => 'up 1\n', contentType: 'text/plain; version=0.0.4' },
+      metricsSecure: {},
+    });
+    const running = manager.start(stop.signal);
+    try {
+      await manager.serving();
+      const port = manager.metricsAddress!.port;
+      const res = await scrape(port, undefined);
+      assert.equal(res.status, 401, 'no token: 401 over the self-signed HTTPS server');
+      const cert = await new Promise<PeerCertificate>((resolve, reject) => {
+        const socket = tlsConnect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+          resolve(socket.getPeerCertificate());
+          socket.end();
+        });
+        socket.on('error', reject);
+      });
+      assert.match(cert.subjectaltname ?? '', /DNS:localhost/);
+      assert.match(cert.subjectaltname ?? '', /IP Address:127\.0\.0\.1/);
+    } finally {
+      stop.abort();
+      await running;
+      await server.close();
+    }
   });
 });

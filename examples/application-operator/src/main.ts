@@ -60,7 +60,7 @@ await runProgram(
       },
       'metrics-secure': {
         description:
-          'serve /metrics over HTTPS to callers allowed get on /metrics (TokenReview + SubjectAccessReview); needs --metrics-cert-path',
+          'serve /metrics over HTTPS to callers allowed get on /metrics (TokenReview + SubjectAccessReview); self-signed certificate unless --metrics-cert-path',
       },
       'metrics-cert-path': {
         value: 'DIR',
@@ -91,11 +91,6 @@ await runProgram(
   },
   async ({ flags, signal, logger }) => {
     const certPath = flags['metrics-cert-path'];
-    if (flags['metrics-secure'] === true && certPath === undefined) {
-      throw new Error(
-        '--metrics-secure needs --metrics-cert-path (a directory with tls.crt and tls.key)',
-      );
-    }
     if (flags['metrics-bind-address'] !== '0') {
       // /metrics serves prom-client's global registry: register the series Go users know
       // (workqueue_*, rest_client_*, controller_runtime_*) before any controller exists.
@@ -185,8 +180,8 @@ await runProgram(
         logger,
         healthProbeBindAddress: flags['health-probe-bind-address'] ?? ':8081',
         metricsBindAddress: flags['metrics-bind-address'] ?? ':8080',
-        ...(flags['metrics-secure'] === true && certPath !== undefined
-          ? { metricsSecure: { certPath } }
+        ...(flags['metrics-secure'] === true
+          ? { metricsSecure: certPath !== undefined ? { certPath } : {} }
           : {}),
         ...(flags['leader-elect'] === true
           ? {
