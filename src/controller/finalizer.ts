@@ -93,10 +93,19 @@ type PatchOp =
   | { op: 'add'; path: string; value: unknown }
   | { op: 'remove'; path: string };
 
+/**
+ * Whether the JSON patch failed to apply. kube-apiserver answers a patch that does not apply
+ * (a failed `test`, a path that moved) with a generic 422 that keeps no cause ("the server
+ * rejected our request due to an error in our request"); some servers and proxies keep the
+ * cause ("testing value … failed"). The patches sent here are well-formed, so either means
+ * the object changed since it was read.
+ */
 function isFailedTest(err: unknown): boolean {
   if (!(err instanceof ApiError) || err.code !== 422) return false;
   const texts = [err.message, ...(err.details?.causes ?? []).map((c) => c.message ?? '')];
-  return texts.some((t) => /\btest(ing value| failed)/i.test(t));
+  return texts.some((t) =>
+    /\btest(ing value| failed)|rejected our request due to an error in our request/i.test(t),
+  );
 }
 
 /**
