@@ -29,7 +29,7 @@ export interface Application {
   /**
    * The observed state of the Application, written by the operator.
    */
-  status?: ApplicationStatus;
+  status?: ApplicationStatus | undefined;
 }
 
 /**
@@ -53,11 +53,11 @@ export interface ApplicationSpec {
    *
    * @defaultValue `80`
    */
-  port?: number;
+  port?: number | undefined;
   /**
    * Environment variables of the container.
    */
-  env?: ApplicationSpecEnv[];
+  env?: ApplicationSpecEnv[] | undefined;
 }
 
 /**
@@ -73,11 +73,11 @@ export interface ApplicationSpecImage {
   /**
    * Tag, e.g. `1.27`.
    */
-  tag?: string;
+  tag?: string | undefined;
   /**
    * Digest, e.g. `sha256:…`.
    */
-  digest?: string;
+  digest?: string | undefined;
 }
 
 /**
@@ -93,7 +93,7 @@ export interface ApplicationSpecEnv {
   /**
    * Value of the variable; empty when absent.
    */
-  value?: string;
+  value?: string | undefined;
 }
 
 /**
@@ -105,11 +105,11 @@ export interface ApplicationStatus {
    *
    * Validation: at least 0.
    */
-  availableReplicas?: number;
+  availableReplicas?: number | undefined;
   /**
    * The latest observations of the Application's state.
    */
-  conditions?: ApplicationStatusConditions[];
+  conditions?: ApplicationStatusConditions[] | undefined;
 }
 
 /**
@@ -131,7 +131,7 @@ export interface ApplicationStatusConditions {
    *
    * Validation: at least 0.
    */
-  observedGeneration?: number;
+  observedGeneration?: number | undefined;
   /**
    * When the condition last changed from one status to another (RFC 3339).
    *
