@@ -37,9 +37,9 @@ export interface ImageReference {
   /** Everything before the tag and digest, registry and path included. */
   repository: string;
   /** The tag, if any. */
-  tag?: string;
+  tag?: string | undefined;
   /** The digest (`sha256:…`), if any. */
-  digest?: string;
+  digest?: string | undefined;
 }
 
 /** Split `registry:5000/team/app:1.2@sha256:…` into its parts (a `:` in the registry's port is not a tag). */
