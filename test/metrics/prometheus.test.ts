@@ -41,7 +41,9 @@ describe('PrometheusMetricsProvider', () => {
     q.addAfter('c', 10);
     q.addRateLimited('d');
     await q.get(); // b, still running
-    clock.advanceSync(470); // t = 502: gauge refresh at 500
+    // The in-progress gauges refresh 500 ms after the work in progress began: a's refresh was
+    // cancelled when a finished (nothing in progress), b's comes at t = 32 + 500.
+    clock.advanceSync(500); // t = 532
     const text = await registry.metrics();
     // a, b, then c (addAfter, ready at t=42) and d (addRateLimited: 5 ms).
     assert.equal(sample(text, 'workqueue_adds_total{name="pods"}'), 4);
@@ -53,8 +55,8 @@ describe('PrometheusMetricsProvider', () => {
     assert.equal(sample(text, 'workqueue_work_duration_seconds_count{name="pods"}'), 1);
     assert.equal(sample(text, 'workqueue_work_duration_seconds_bucket{le="0.1",name="pods"}'), 1);
     assert.equal(sample(text, 'workqueue_work_duration_seconds_bucket{le="0.01",name="pods"}'), 0);
-    assert.equal(sample(text, 'workqueue_unfinished_work_seconds{name="pods"}'), 0.468);
-    assert.equal(sample(text, 'workqueue_longest_running_processor_seconds{name="pods"}'), 0.468);
+    assert.equal(sample(text, 'workqueue_unfinished_work_seconds{name="pods"}'), 0.5);
+    assert.equal(sample(text, 'workqueue_longest_running_processor_seconds{name="pods"}'), 0.5);
     assert.match(text, /# TYPE workqueue_queue_duration_seconds histogram/);
     q.shutDown();
     assert.equal(clock.pendingTimers(), 0);
