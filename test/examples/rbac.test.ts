@@ -346,6 +346,16 @@ describe('examples: RBAC manifests are enough and least, proven under RBAC', () 
             spec: { image: 'nginx', replicas: 1 },
           });
           await until('an event for the Application', () => events > 0);
+          // Its job includes following CRDs: the Application's event can come before the CRD
+          // informer is refused, so wait for the CRD watch to be accepted too (open: code 0).
+          await until('the CRDs watched', () =>
+            server.requests.some(
+              (r) =>
+                r.resource === 'customresourcedefinitions' &&
+                r.verb === 'watch' &&
+                (r.code === 0 || r.code === 200),
+            ),
+          );
         } finally {
           stop.abort();
           await running;
