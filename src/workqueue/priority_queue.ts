@@ -39,6 +39,7 @@ import { realClock } from '../util/clock.js';
 import { WaitingHeap } from './heap.js';
 import type { WaitingEntry } from './heap.js';
 import { QueueMetrics, getDefaultMetricsProvider } from './metrics.js';
+import { queueItems } from './queue.js';
 import type { QueueOptions } from './queue.js';
 import { defaultControllerRateLimiter } from './rate_limiters.js';
 import type { RateLimiter } from './rate_limiters.js';
@@ -355,16 +356,8 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
   }
 
   /** Iterate over items (highest priority first) until shut down and drained; `done` is called for you. */
-  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    for (;;) {
-      const r = await this.get();
-      if (r.shutdown) return;
-      try {
-        yield r.item;
-      } finally {
-        this.done(r.item);
-      }
-    }
+  [Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    return queueItems(this);
   }
 
   /** A new (or previously waiting) entry became ready. */

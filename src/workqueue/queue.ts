@@ -214,16 +214,8 @@ export class Queue<T> implements AsyncIterable<T> {
    * Iterate over items until the queue is shut down and drained. `done(item)` is called
    * when the loop body finishes — also when it throws or breaks out of the loop.
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
-    for (;;) {
-      const r = await this.get();
-      if (r.shutdown) return;
-      try {
-        yield r.item;
-      } finally {
-        this.done(r.item);
-      }
-    }
+  [Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    return queueItems(this);
   }
 
   /** Called by {@link Queue.shutDown} before waiters are released; subclasses drop their own state. */
@@ -258,5 +250,25 @@ export class Queue<T> implements AsyncIterable<T> {
     const waiters = this.#drainWaiters;
     this.#drainWaiters = [];
     for (const w of waiters) w();
+  }
+}
+
+/**
+ * The items of a work queue until it is shut down and drained, `done(item)` called when the
+ * loop body finishes (also when it throws or breaks out): what both queues' async iterators
+ * are.
+ */
+export async function* queueItems<T>(queue: {
+  get(): Promise<QueueGetResult<T>>;
+  done(item: T): void;
+}): AsyncGenerator<T, void, undefined> {
+  for (;;) {
+    const r = await queue.get();
+    if (r.shutdown) return;
+    try {
+      yield r.item;
+    } finally {
+      queue.done(r.item);
+    }
   }
 }
