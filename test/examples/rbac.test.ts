@@ -20,7 +20,13 @@ import { runOperator } from '../../examples/application-operator/src/operator.js
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
 import { STAMP_LABEL, runReplica } from '../../examples/leader-elected/src/replica.js';
-import { examplePath, installApplicationCrd } from './support.js';
+import {
+  RING,
+  runWidgetController,
+  widgetsResource,
+} from '../../examples/sharded-operator/src/widgets.js';
+import { LeaseLock, RangeShard, Shard, Sharder, runWhileLeading } from '../../src/index.js';
+import { crdRef, examplePath, installApplicationCrd } from './support.js';
 
 interface Rule {
   apiGroups?: string[];
@@ -74,6 +80,10 @@ interface StoryContext {
   kubeConfig: KubeConfig;
   logger: RecordingLog;
   signal: AbortSignal;
+  /** Streaming or paged (a story that stages its informers arms its own 422s). */
+  mode: Mode;
+  /** Kubeconfigs of the example's other ServiceAccounts, by key. */
+  as: Record<string, KubeConfig>;
   /** Waits until `cond` holds; throws {@link Refused} once the log shows a 403. */
   until: (what: string, cond: () => boolean) => Promise<void>;
 }
@@ -82,12 +92,18 @@ interface StoryContext {
 interface Example {
   manifest: string;
   serviceAccount: { namespace: string; name: string };
+  /** Other ServiceAccounts of the manifest the story runs parts of the example as. */
+  others?: Record<string, { namespace: string; name: string }>;
   namespaces: string[];
+  /** Feature gates of the server (e.g. server-side sharding). */
+  featureGates?: { ShardedListAndWatch?: boolean };
+  /** Resources the example lists itself (not through an informer; allowed while streaming). */
+  directLists?: string[];
   setup?(server: TestApiServer): Promise<void>;
   /** How many informers the example starts (each one's first streaming list is refused in paged mode). */
   informers: number;
   story(ctx: StoryContext): Promise<void>;
-  /** Verbs the story cannot exercise on this server, with why. */
+  /** Verbs the story cannot exercise on this server, with why (`resources verb`, or `role resources verb`). */
   unprovable?: Record<string, string>;
 }
 
@@ -103,6 +119,7 @@ async function attempt(example: Example, docs: UnstructuredObject[], mode: Mode)
   const server = await startTestApiServer({
     authorization: 'RBAC',
     namespaces: example.namespaces,
+    ...(example.featureGates === undefined ? {} : { featureGates: example.featureGates }),
   });
   try {
     await example.setup?.(server);
@@ -122,6 +139,9 @@ async function attempt(example: Example, docs: UnstructuredObject[], mode: Mode)
         message: 'sendInitialEvents is not supported by this server',
       });
     }
+    const as: Record<string, KubeConfig> = {};
+    for (const [key, serviceAccount] of Object.entries(example.others ?? {}))
+      as[key] = server.addUser({ serviceAccount, create: false }).kubeConfig();
     const logger = new RecordingLog();
     const stop = new AbortController();
     const ctx: StoryContext = {
@@ -129,6 +149,8 @@ async function attempt(example: Example, docs: UnstructuredObject[], mode: Mode)
       kubeConfig,
       logger,
       signal: stop.signal,
+      mode,
+      as,
       until: async (what, cond) => {
         const deadline = Date.now() + 15_000;
         for (;;) {
@@ -179,18 +201,23 @@ async function proveManifest(example: Example): Promise<number> {
     const full = await attempt(example, docs, mode);
     assert.ok(full.completed, `${mode}: the example did its job under its manifest`);
     assert.equal(full.log.forbidden(), undefined, `${mode}: no request was refused`);
-    const lists = full.requests.filter((r) => r.verb === 'list' && r.code === 200).length;
+    const lists = full.requests.filter(
+      (r) =>
+        r.verb === 'list' && r.code === 200 && !(example.directLists ?? []).includes(r.resource),
+    ).length;
     if (mode === 'paged') assert.ok(lists > 0, 'paged: the informers listed');
     else assert.equal(lists, 0, 'streaming: the informers never listed');
   }
   let proven = 0;
-  const sa = `system:serviceaccount:${example.serviceAccount.namespace}:${example.serviceAccount.name}`;
+  const accounts = [example.serviceAccount, ...Object.values(example.others ?? {})];
   for (const [docIndex, doc] of docs.entries()) {
     if (doc.kind !== 'Role' && doc.kind !== 'ClusterRole') continue;
     for (const [ruleIndex, rule] of ((doc as { rules?: Rule[] }).rules ?? []).entries()) {
       for (const verb of rule.verbs) {
         const label = `${doc.kind}/${doc.metadata?.name} ${JSON.stringify(rule.apiGroups)} ${JSON.stringify(rule.resources)} ${verb}`;
-        const why = example.unprovable?.[`${(rule.resources ?? []).join(',')} ${verb}`];
+        const key = `${(rule.resources ?? []).join(',')} ${verb}`;
+        const why =
+          example.unprovable?.[`${doc.metadata?.name} ${key}`] ?? example.unprovable?.[key];
         if (why !== undefined) continue;
         // `list` is needed by the paged-list fallback; everything else shows while streaming.
         const mode: Mode = verb === 'list' ? 'paged' : 'streaming';
@@ -198,7 +225,6 @@ async function proveManifest(example: Example): Promise<number> {
         proven++;
         assert.ok(!out.completed, `without ${label} the example still did its job (${mode})`);
         const line = out.log.forbidden() ?? '';
-        const { namespace, name } = example.serviceAccount;
         // kube-apiserver's words name `resource/sub`; the kit's rendering `resource.group/sub`.
         const names = (rule.resources ?? []).flatMap((r) => {
           if (r === '*') return [''];
@@ -208,10 +234,14 @@ async function proveManifest(example: Example): Promise<number> {
           return [r, ...kit];
         });
         assert.ok(
-          names.some(
-            (r) =>
-              line.includes(`User "${sa}" cannot ${verb} resource "${r}`) ||
-              line.includes(`forbidden: serviceaccount ${namespace}/${name} cannot ${verb} ${r}`),
+          accounts.some(({ namespace, name }) =>
+            names.some(
+              (r) =>
+                line.includes(
+                  `User "system:serviceaccount:${namespace}:${name}" cannot ${verb} resource "${r}`,
+                ) ||
+                line.includes(`forbidden: serviceaccount ${namespace}/${name} cannot ${verb} ${r}`),
+            ),
           ),
           `without ${label} the log names the refusal; got: ${line}`,
         );
@@ -406,5 +436,235 @@ describe('examples: RBAC manifests are enough and least, proven under RBAC', () 
       },
     });
     assert.equal(proven, 6, 'every granted verb was removed in turn');
+  });
+
+  test('sharded-operator: the sharder and its replicas (--mode=labels)', async () => {
+    const ns = 'default';
+    const widgetsRef = { group: 'example.com', resource: 'widgets' };
+    const timing = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 };
+    const proven = await proveManifest({
+      manifest: 'sharded-operator/rbac.yaml',
+      serviceAccount: { namespace: ns, name: 'widgets-sharder' },
+      others: { shard: { namespace: ns, name: 'widgets-shard' } },
+      namespaces: [ns],
+      async setup(server) {
+        for (const crd of await readManifests(examplePath('sharded-operator/crd.yaml')))
+          server.create(crdRef, crd);
+      },
+      // The story stages its informers and refuses each one's first streaming list itself.
+      informers: 0,
+      unprovable: {
+        // The replica's Shard lists the ring's Leases only in --mode=server (its ranges).
+        'widgets-shard leases list': 'only --mode=server lists the ring (proven there)',
+      },
+      async story({ server, kubeConfig, as, logger, mode, until }) {
+        const stop = new AbortController();
+        const running: Promise<unknown>[] = [];
+        const refusals = (): number =>
+          server.requests.filter((r) => r.verb === 'watch' && r.code === 422).length;
+        /** Starts one part; in paged mode its informers' first streaming lists are refused first. */
+        const staged = async (what: string, resources: string[], start: () => void) => {
+          const before = refusals();
+          if (mode === 'paged')
+            for (const resource of resources)
+              server.faults.failNext(1, {
+                verb: 'watch',
+                resource,
+                code: 422,
+                message: 'sendInitialEvents is not supported by this server',
+              });
+          start();
+          if (mode === 'paged')
+            await until(
+              `${what}: streaming refused`,
+              () => refusals() >= before + resources.length,
+            );
+        };
+        const widgets = Array.from({ length: 12 }, (_, i) => `widget-${i}`);
+        for (const [i, name] of widgets.entries())
+          server.create(widgetsRef, {
+            apiVersion: 'example.com/v1',
+            kind: 'Widget',
+            metadata: { name, namespace: ns },
+            spec: { size: i },
+          });
+        const shardOf = (name: string): string | undefined =>
+          server.get<{ status?: { shard?: string } }>(widgetsRef, name, ns)?.status?.shard;
+        const replica = (name: string): void => {
+          const shard = new Shard({
+            ring: RING,
+            name,
+            namespace: ns,
+            source: as.shard!,
+            logger,
+            ...timing,
+          });
+          running.push(
+            shard.run(
+              (s) =>
+                runWidgetController(as.shard!, { mode: 'labels', shard }, ns, s, {
+                  logger,
+                  onReconcile: () => {},
+                }),
+              stop.signal,
+            ),
+          );
+        };
+        try {
+          const sharder = new Sharder({
+            ring: RING,
+            leaseNamespace: ns,
+            namespace: ns,
+            resources: [{ resource: widgetsResource }],
+            source: kubeConfig,
+            logger,
+          });
+          await staged('the sharder', ['leases', 'widgets'], () =>
+            running.push(
+              runWhileLeading(
+                {
+                  lock: LeaseLock.fromKubeConfig(kubeConfig, {
+                    namespace: ns,
+                    name: `${RING}-sharder`,
+                    identity: 'sharder',
+                  }),
+                  releaseOnCancel: true,
+                  logger,
+                  ...timing,
+                  run: (s) => sharder.run(s),
+                },
+                stop.signal,
+              ),
+            ),
+          );
+          await staged('replica-0', ['widgets'], () => replica('replica-0'));
+          await until('replica-0 reconciled every Widget', () =>
+            widgets.every((w) => shardOf(w) === 'replica-0'),
+          );
+          await staged('replica-1', ['widgets'], () => replica('replica-1'));
+          // Widgets move only after replica-0 released them (the drain handshake's patch).
+          await until('Widgets drained to replica-1', () =>
+            widgets.some((w) => shardOf(w) === 'replica-1'),
+          );
+          const renewed = (lease: (name: string) => boolean) => () =>
+            server.requests.some(
+              (r) =>
+                r.resource === 'leases' && r.verb === 'update' && r.code === 200 && lease(r.name),
+            );
+          await until(
+            'the sharder renewed its Lease',
+            renewed((n) => n === `${RING}-sharder`),
+          );
+          await until(
+            'a shard renewed its Lease',
+            renewed((n) => n !== `${RING}-sharder`),
+          );
+        } finally {
+          stop.abort();
+          await Promise.allSettled(running);
+        }
+      },
+    });
+    assert.equal(proven, 15, 'every granted verb but one was removed in turn');
+  });
+
+  test('sharded-operator: replicas on hash ranges (--mode=server)', async () => {
+    const ns = 'default';
+    const widgetsRef = { group: 'example.com', resource: 'widgets' };
+    const timing = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 100 };
+    const noSharder = 'no sharder runs in --mode=server (proven in --mode=labels)';
+    const proven = await proveManifest({
+      manifest: 'sharded-operator/rbac.yaml',
+      serviceAccount: { namespace: ns, name: 'widgets-shard' },
+      namespaces: [ns],
+      featureGates: { ShardedListAndWatch: true },
+      // A RangeShard reads the ring's Leases with plain lists.
+      directLists: ['leases'],
+      async setup(server) {
+        for (const crd of await readManifests(examplePath('sharded-operator/crd.yaml')))
+          server.create(crdRef, crd);
+      },
+      informers: 0,
+      unprovable: {
+        'widgets-sharder widgets list': noSharder,
+        'widgets-sharder widgets watch': noSharder,
+        'widgets-sharder widgets patch': noSharder,
+        'widgets-sharder leases get': noSharder,
+        'widgets-sharder leases list': noSharder,
+        'widgets-sharder leases watch': noSharder,
+        'widgets-sharder leases create': noSharder,
+        'widgets-sharder leases update': noSharder,
+        // The replica patches a Widget only to release it in a drain (label mode).
+        'widgets-shard widgets patch': 'only --mode=labels releases Widgets (proven there)',
+      },
+      async story({ server, kubeConfig, logger, mode, until }) {
+        const stop = new AbortController();
+        const running: Promise<unknown>[] = [];
+        const refusals = (): number =>
+          server.requests.filter((r) => r.verb === 'watch' && r.code === 422).length;
+        const staged = async (what: string, start: () => void): Promise<void> => {
+          const before = refusals();
+          if (mode === 'paged')
+            server.faults.failNext(1, {
+              verb: 'watch',
+              resource: 'widgets',
+              code: 422,
+              message: 'sendInitialEvents is not supported by this server',
+            });
+          start();
+          if (mode === 'paged')
+            await until(`${what}: streaming refused`, () => refusals() > before);
+        };
+        const widgets = Array.from({ length: 12 }, (_, i) => `widget-${i}`);
+        for (const [i, name] of widgets.entries())
+          server.create(widgetsRef, {
+            apiVersion: 'example.com/v1',
+            kind: 'Widget',
+            metadata: { name, namespace: ns },
+            spec: { size: i },
+          });
+        const shardOf = (name: string): string | undefined =>
+          server.get<{ status?: { shard?: string } }>(widgetsRef, name, ns)?.status?.shard;
+        const replica = (name: string): void => {
+          const rangeShard = new RangeShard({
+            ring: RING,
+            name,
+            namespace: ns,
+            source: kubeConfig,
+            logger,
+            ...timing,
+          });
+          running.push(
+            rangeShard.run(
+              (shardSelector, s) =>
+                runWidgetController(kubeConfig, { mode: 'server', name, shardSelector }, ns, s, {
+                  logger,
+                  onReconcile: () => {},
+                }),
+              stop.signal,
+            ),
+          );
+        };
+        try {
+          await staged('replica-0', () => replica('replica-0'));
+          await until('replica-0 reconciled every Widget', () =>
+            widgets.every((w) => shardOf(w) === 'replica-0'),
+          );
+          await staged('replica-1', () => replica('replica-1'));
+          await until('ranges moved to replica-1', () =>
+            widgets.some((w) => shardOf(w) === 'replica-1'),
+          );
+          await until('a shard renewed its Lease', () =>
+            server.requests.some(
+              (r) => r.resource === 'leases' && r.verb === 'update' && r.code === 200,
+            ),
+          );
+        } finally {
+          stop.abort();
+          await Promise.allSettled(running);
+        }
+      },
+    });
+    assert.equal(proven, 7, 'every verb a replica is granted was removed in turn');
   });
 });
