@@ -82,6 +82,24 @@ describe('the package as published', () => {
     }
   });
 
+  test('the shipped guides link outside docs/ absolutely (examples/ is not in the package), and each link into the repository names a file that exists', () => {
+    for (const name of readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md'))) {
+      const text = readFileSync(join(root, 'docs', name), 'utf8');
+      const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+      const leaving = links.filter((l) => l.startsWith('../'));
+      assert.deepEqual(
+        leaving,
+        [],
+        `docs/${name}: relative links out of docs/ are dead in node_modules`,
+      );
+      for (const link of links.filter((l) => l.startsWith(`${REPO}/`))) {
+        const m = /^https:\/\/github\.com\/[^/]+\/[^/]+\/(blob|tree)\/main\/([^#]+)/.exec(link);
+        assert.ok(m, `docs/${name}: ${link} points at a file or folder on main`);
+        assert.ok(existsSync(join(root, m[2]!)), `docs/${name}: ${m[2]} exists`);
+      }
+    }
+  });
+
   test('every runtime dependency is imported by the library (none is installed for nothing)', () => {
     const sources = sourceFiles(join(root, 'src')).map((f) => readFileSync(f, 'utf8'));
     for (const dep of Object.keys(pkg.dependencies ?? {})) {
