@@ -39,13 +39,17 @@ import { KubeControllerKitError } from '../util/errors.js';
  * What to do with an object guarded by a finalizer.
  *
  * @typeParam T - the object type.
- * @typeParam R - what `apply` and `cleanup` resolve to (e.g. a `ReconcileResult`).
+ * @typeParam R - what `apply` resolves to (e.g. a `ReconcileResult`).
+ * @typeParam C - what `cleanup` resolves to (by default the same as `apply`).
  */
-export interface FinalizerHandlers<T extends KubeObject, R> {
+export interface FinalizerHandlers<T extends KubeObject, R, C = R> {
   /** Bring a live object to its desired state (never called for a deleting object). */
   apply(obj: DeepReadonly<T>): Promise<R> | R;
-  /** Release what the object holds outside its own record; must be idempotent. */
-  cleanup(obj: DeepReadonly<T>): Promise<R> | R;
+  /**
+   * Release what the object holds outside its own record; must be idempotent. It may
+   * return another type than `apply` (typically nothing while `apply` returns a result).
+   */
+  cleanup(obj: DeepReadonly<T>): Promise<C> | C;
 }
 
 /** Options of {@link applyFinalizer}'s writes. */
@@ -134,13 +138,13 @@ function isFailedTest(err: unknown): boolean {
  * }
  * ```
  */
-export async function applyFinalizer<T extends KubeObject, R>(
+export async function applyFinalizer<T extends KubeObject, R, C = R>(
   client: ResourceClient<T>,
   finalizerName: string,
   obj: NoInfer<T> | DeepReadonly<NoInfer<T>>,
-  handlers: FinalizerHandlers<T, R>,
+  handlers: FinalizerHandlers<T, R, C>,
   options: ApplyFinalizerOptions = {},
-): Promise<R | undefined> {
+): Promise<R | C | undefined> {
   if (typeof finalizerName !== 'string' || finalizerName === '') {
     throw new InvalidFinalizerError(
       'applyFinalizer needs a non-empty finalizer name, e.g. "example.com/cleanup"',

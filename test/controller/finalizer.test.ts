@@ -5,6 +5,7 @@ import { configMapsResource } from '../../src/client/builtins.js';
 import { isConflict } from '../../src/client/errors.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
+import type { ReconcileResult } from '../../src/controller/controller.js';
 import {
   FinalizerConflictError,
   InvalidFinalizerError,
@@ -106,6 +107,20 @@ describe('applyFinalizer against the in-memory API server', () => {
       undefined,
       'deleted once the finalizer is gone',
     );
+  });
+
+  test('apply may resolve to a reconcile result while cleanup resolves to nothing (the result type is either)', async () => {
+    const created = await cms.create({ metadata: { name: 'typed' } });
+    const handlers = {
+      apply: async (): Promise<ReconcileResult> => ({ requeueAfterMs: 10 }),
+      cleanup: async (): Promise<void> => {},
+    };
+    const applied: ReconcileResult | void = await applyFinalizer(cms, FINALIZER, created, handlers);
+    assert.deepEqual(applied, { requeueAfterMs: 10 });
+    await cms.delete('typed');
+    const cleaned = await applyFinalizer(cms, FINALIZER, await cms.get('typed'), handlers);
+    assert.equal(cleaned, undefined);
+    assert.equal(server.get('configmaps', 'typed', 'default'), undefined);
   });
 
   test('a failing cleanup keeps the finalizer and the object, and the error propagates', async () => {
