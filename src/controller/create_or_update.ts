@@ -47,10 +47,16 @@ function identity(obj: KubeObject): string {
   return ns === '' ? name : `${ns}/${name}`;
 }
 
+/** The name and namespace `mutate` must keep. */
+interface ObjectKey {
+  name: string;
+  namespace: string | undefined;
+}
+
 async function runMutate<T extends KubeObject>(
   mutate: MutateFn<T>,
   obj: T,
-  key: { name: string; namespace: string | undefined },
+  key: ObjectKey,
 ): Promise<void> {
   await mutate(obj);
   const name = obj.metadata?.name;
@@ -138,6 +144,35 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
+ * The shared first step of {@link createOrUpdate} and {@link createOrPatch}: reads the object
+ * by name; when it is absent, runs `mutate` on a copy of `obj` and creates it.
+ */
+async function readOrCreate<T extends KubeObject>(
+  client: ResourceClient<T>,
+  obj: T,
+  mutate: MutateFn<T>,
+  options: WriteOptions,
+): Promise<
+  | { created: CreateOrUpdateResult<T> }
+  | { scoped: ResourceClient<T>; name: string; key: ObjectKey; current: T }
+> {
+  const { scoped, name, namespace } = scopedClient(client, obj);
+  const key = { name, namespace };
+  try {
+    const current = await scoped.get(name, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+    });
+    return { scoped, name, key, current };
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const fresh = copy(obj);
+    await runMutate(mutate, fresh, key);
+    return { created: { result: 'created', object: await scoped.create(fresh, options) } };
+  }
+}
+
+/**
  * Creates or updates `obj` (controllerutil `CreateOrUpdate`). Reads it by name (and
  * namespace); if absent, runs `mutate` on `obj` and creates it (`created`); otherwise runs
  * `mutate` on the object read and, when that changed anything, updates it with PUT
@@ -160,17 +195,9 @@ export async function createOrUpdate<T extends KubeObject>(
   mutate: MutateFn<T>,
   options: WriteOptions = {},
 ): Promise<CreateOrUpdateResult<T>> {
-  const { scoped, name, namespace } = scopedClient(client, obj);
-  const key = { name, namespace };
-  let current: T;
-  try {
-    current = await scoped.get(name, { signal: options.signal, timeoutMs: options.timeoutMs });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    const fresh = copy(obj);
-    await runMutate(mutate, fresh, key);
-    return { result: 'created', object: await scoped.create(fresh, options) };
-  }
+  const read = await readOrCreate(client, obj, mutate, options);
+  if ('created' in read) return read.created;
+  const { scoped, key, current } = read;
   const existing = copy(current);
   await runMutate(mutate, current, key);
   if (jsonEqual(existing, current)) return { result: 'unchanged', object: existing };
@@ -191,17 +218,9 @@ export async function createOrPatch<T extends KubeObject>(
   mutate: MutateFn<T>,
   options: WriteOptions = {},
 ): Promise<CreateOrUpdateResult<T>> {
-  const { scoped, name, namespace } = scopedClient(client, obj);
-  const key = { name, namespace };
-  let current: T;
-  try {
-    current = await scoped.get(name, { signal: options.signal, timeoutMs: options.timeoutMs });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    const fresh = copy(obj);
-    await runMutate(mutate, fresh, key);
-    return { result: 'created', object: await scoped.create(fresh, options) };
-  }
+  const read = await readOrCreate(client, obj, mutate, options);
+  if ('created' in read) return read.created;
+  const { scoped, name, key, current } = read;
   const before = copy(current) as unknown as Record<string, unknown>;
   await runMutate(mutate, current, key);
   const after = copy(current) as unknown as Record<string, unknown>;
