@@ -225,9 +225,12 @@ export function verifyAdmissionResponse(
 }
 
 /**
- * The error a denial becomes (`ToStatusErr` of the release the server reports, v1.32):
- * the webhook's Status with `admission webhook "<name>" denied the request: <message>`
- * (or its reason, or `without explanation`), a code below 400 raised to 400.
+ * The error a denial becomes, as kube-apiserver v1.36 (the version the server reports)
+ * makes it in `webhook/errors.ToStatusErr`: the webhook's Status kept (code, reason,
+ * details), its message prefixed `admission webhook "<name>" denied the request: ` (or its
+ * reason, or `without explanation`), a code below 400 raised to 400 and the status
+ * `Failure`. Unlike a ValidatingAdmissionPolicy denial (`admission.NewForbidden`), no
+ * `<resource> "<name>" is forbidden:` prefix is added.
  */
 export function denial(webhookName: string, status: Partial<Status> | undefined): ApiError {
   const s = status ?? {};
