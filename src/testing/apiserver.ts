@@ -560,6 +560,20 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         namespace,
         convert: relabelVersion,
         recordAuditAnnotation: record,
+        paramResource: (apiVersion, kind) => {
+          const [group, version] = apiVersion.includes('/')
+            ? (apiVersion.split('/', 2) as [string, string])
+            : ['', apiVersion];
+          const type = this.#registry
+            .all()
+            .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
+          if (type === undefined) return undefined;
+          const grKey = groupResourceKey(type.group, type.resource);
+          return {
+            namespaced: type.namespaced,
+            list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
+          };
+        },
       }),
       validatingWebhookPlugin(webhookDeps('validatingwebhookconfigurations')),
     ]);

@@ -177,6 +177,103 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
     });
   });
 
+  describe('ValidatingAdmissionPolicy parameters (policy/generic policy_dispatcher collectParams)', () => {
+    const VAP = 'validatingadmissionpolicies.admissionregistration.k8s.io';
+    const VAPB = 'validatingadmissionpolicybindings.admissionregistration.k8s.io';
+    const install = (paramRef: Record<string, unknown>): void => {
+      server.create(VAP, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'color' },
+        spec: {
+          paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+          matchConstraints: {
+            resourceRules: [{ operations: ['CREATE'], ...CONFIGMAPS }],
+          },
+          validations: [
+            {
+              expression: '!has(object.data) || object.data.color == params.data.color',
+              messageExpression: "'color must be ' + params.data.color",
+            },
+          ],
+        },
+      });
+      server.create(VAPB, {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'color-binding' },
+        spec: { policyName: 'color', validationActions: ['Deny'], paramRef },
+      });
+    };
+    const createCm = (name: string, color: string) =>
+      post('/api/v1/namespaces/default/configmaps', {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name },
+        data: { color },
+      });
+    const cleanup = (): void => {
+      server.delete(VAPB, 'color-binding');
+      server.delete(VAP, 'color');
+    };
+
+    it('rule: params is bound to the paramRef object; no such object under parameterNotFoundAction Deny is a configuration error that denies', async () => {
+      install({ name: 'palette', namespace: 'default', parameterNotFoundAction: 'Deny' });
+      try {
+        const missing = await createCm('c1', 'red');
+        assert.equal(missing.code, 422);
+        assert.equal(
+          missing.json.message,
+          "configmaps \"c1\" is forbidden: ValidatingAdmissionPolicy 'color' with binding 'color-binding' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+        );
+        server.create('configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'palette', namespace: 'default' },
+          data: { color: 'blue' },
+        });
+        const red = await createCm('c2', 'red');
+        assert.equal(red.code, 422);
+        assert.equal(
+          red.json.message,
+          "configmaps \"c2\" is forbidden: ValidatingAdmissionPolicy 'color' with binding 'color-binding' denied request: color must be blue",
+        );
+        const blue = await createCm('c3', 'blue');
+        assert.equal(blue.code, 201);
+      } finally {
+        cleanup();
+      }
+    });
+
+    it('rule: a selector binds every matching object in turn (each must pass); none found under Allow skips the binding', async () => {
+      install({
+        selector: { matchLabels: { palette: 'yes' } },
+        namespace: 'default',
+        parameterNotFoundAction: 'Allow',
+      });
+      try {
+        assert.equal((await createCm('s1', 'red')).code, 201, 'no params under Allow: allowed');
+        for (const [name, color] of [
+          ['p1', 'green'],
+          ['p2', 'green'],
+        ]) {
+          server.create('configmaps', {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name, namespace: 'default', labels: { palette: 'yes' } },
+            data: { color },
+          });
+        }
+        const red = await createCm('s2', 'red');
+        assert.equal(red.code, 422);
+        assert.match(String(red.json.message), /denied request: color must be green$/);
+        assert.equal((await createCm('s3', 'green')).code, 201);
+      } finally {
+        cleanup();
+      }
+    });
+  });
+
   describe('create: mutating admission before BeforeCreate, validating after (handlers/create.go, rest.BeforeCreate)', () => {
     it('rule: a mutating webhook sees no uid, no creationTimestamp and, under generateName, no name; a validating webhook sees the generated name and the uid that are stored', async () => {
       server.create(MWC, config('MutatingWebhookConfiguration', 'mutate', CONFIGMAPS));
