@@ -333,6 +333,83 @@ describe('CRD conversion webhooks (test API server)', () => {
     server.delete('gadgets.example.com', 'a1');
   });
 
+  it('rule (generic webhook VersionedAttributes): matchPolicy Equivalent sends an admission webhook whose rules name v2 the object converted to v2 by the conversion webhook; its patch at v2 is converted back', async () => {
+    const seen: any[] = [];
+    server.registerService({ namespace: 'default', name: 'adm' }, (review, path) => {
+      const request = (review as any).request;
+      seen.push({ path, request: structuredClone(request) });
+      const response: Record<string, unknown> = { uid: request.uid, allowed: true };
+      if (path === '/m') {
+        response.patchType = 'JSONPatch';
+        response.patch = Buffer.from(
+          JSON.stringify([
+            { op: 'replace', path: '/spec/replicas', value: request.object.spec.replicas + 10 },
+          ]),
+        ).toString('base64');
+      }
+      return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
+    });
+    const hook = (kind: string, path: string): UnstructuredObject => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { name: `equiv${path.slice(1)}` },
+      webhooks: [
+        {
+          name: `equiv${path.slice(1)}.example.com`,
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+          matchPolicy: 'Equivalent',
+          clientConfig: { service: { namespace: 'default', name: 'adm', path } },
+          rules: [
+            {
+              operations: ['CREATE'],
+              apiGroups: ['example.com'],
+              apiVersions: ['v2'],
+              resources: ['gadgets'],
+            },
+          ],
+        },
+      ],
+    });
+    const mwc = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
+    const vwc = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
+    server.create(mwc, hook('MutatingWebhookConfiguration', '/m'));
+    server.create(vwc, hook('ValidatingWebhookConfiguration', '/v'));
+    try {
+      const res = await raw(
+        server.url,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets',
+        JSON.stringify({
+          apiVersion: 'example.com/v1',
+          kind: 'Gadget',
+          metadata: { name: 'eq1' },
+          spec: { size: 3 },
+        }),
+      );
+      assert.equal(res.code, 201, res.body);
+      const [m, v] = seen;
+      assert.equal(m.path, '/m');
+      assert.equal(v.path, '/v');
+      for (const { request } of seen) {
+        assert.deepEqual(request.kind, { group: 'example.com', version: 'v2', kind: 'Gadget' });
+        assert.deepEqual(request.requestKind, {
+          group: 'example.com',
+          version: 'v1',
+          kind: 'Gadget',
+        });
+        assert.equal(request.object.apiVersion, 'example.com/v2');
+      }
+      assert.deepEqual(m.request.object.spec, { replicas: 3 }, 'converted, not relabelled');
+      assert.deepEqual(v.request.object.spec, { replicas: 13 });
+      assert.deepEqual(server.get<any>('gadgets.example.com', 'eq1').spec, { size: 13 });
+    } finally {
+      server.delete(mwc, 'equivm');
+      server.delete(vwc, 'equivv');
+      server.delete('gadgets.example.com', 'eq1');
+    }
+  });
+
   it('the webhooks option installs a CRD whose conversion points at <baseUrl>/convert (the envtest pattern)', async () => {
     const installed = await startTestApiServer({
       webhooks: { configurations: [crd()], baseUrl: hooksUrl, caBundle: caCert },

@@ -65,7 +65,7 @@ async function dispatch(
         );
       }
       const storedVersion = current.apiVersion;
-      const at = objectAt(deps.convert, current, attrs, inv.version);
+      const at = objectAt(outcome.convert, current, attrs, inv.version);
       let patched: unknown;
       try {
         patched = applyJsonPatch(at, response.patch);
@@ -73,8 +73,13 @@ async function dispatch(
         throw internalError(err instanceof Error ? err.message : String(err));
       }
       const next = patched as UnstructuredObject;
-      const back =
-        inv.version === attrs.version ? next : objectAt(deps.convert, next, attrs, attrs.version);
+      let back = next;
+      if (inv.version !== attrs.version && attrs.kind === undefined) {
+        back =
+          deps.convertAsync === undefined
+            ? deps.convert(next, attrs, attrs.version)
+            : await deps.convertAsync(next, attrs, attrs.version);
+      }
       const out: UnstructuredObject = { ...back };
       if (storedVersion !== undefined) out.apiVersion = storedVersion;
       mutated = JSON.stringify(out) !== JSON.stringify(current);
