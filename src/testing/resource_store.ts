@@ -643,9 +643,12 @@ export class ResourceStore {
     // object has no uid, no creationTimestamp and, under generateName, no name yet.
     // PrepareForCreate drops the status a client sends (kube-apiserver runs it after mutating
     // admission and defaults again on read; here before, so that the built-in defaults, a
-    // mutation, still fill status.phase). A namespace's needs its name: after.
+    // mutation, still fill status.phase). A Namespace's `kubernetes.io/metadata.name` label
+    // is a default webhooks see: set before when the name is known, and again after.
     const sent =
-      opts.seed || isNamespaces(type) ? requested : this.#resetStatusOnCreate(type, requested);
+      opts.seed || (isNamespaces(type) && requestName === '')
+        ? requested
+        : this.#resetStatusOnCreate(type, requested);
     const obj = yield* this.#admit({ ...attrs, name: requestName }, sent, 'mutate');
     const meta = (obj.metadata ??= {});
     // BeforeCreate (pkg/registry/rest/create.go): the generated name, then the system fields.

@@ -322,6 +322,32 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
       assert.equal(v?.name, 'named');
       assert.equal(v?.object.metadata.uid, res.json.metadata.uid);
     });
+
+    it('rule (SetDefaults_Namespace): a mutating webhook on a Namespace create already sees its kubernetes.io/metadata.name label, a default', async () => {
+      server.create(
+        MWC,
+        config('MutatingWebhookConfiguration', 'ns', {
+          apiGroups: [''],
+          apiVersions: ['v1'],
+          resources: ['namespaces'],
+        }),
+      );
+      const res = await post('/api/v1/namespaces', {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'labelled' },
+      });
+      try {
+        assert.equal(res.code, 201);
+        const [m] = seen.get('/ns') ?? [];
+        assert.deepEqual(m?.object.metadata.labels, {
+          'kubernetes.io/metadata.name': 'labelled',
+        });
+        assert.equal(m?.object.metadata.uid, undefined);
+      } finally {
+        server.delete('namespaces', 'labelled');
+      }
+    });
   });
 
   describe('the scale subresource admits an autoscaling/v1 Scale (registry/apps/deployment/storage ScaleREST)', () => {
