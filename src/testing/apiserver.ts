@@ -345,6 +345,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   certificates: TestCertificates | undefined;
   readonly #storage: Storage;
   readonly #registry = new ResourceRegistry();
+  /** Converts custom resources through their CRD's conversion webhook. */
+  readonly #converter: WebhookConverter;
   readonly #store: ResourceStore;
   readonly #clock: Clock;
   readonly #log: Logger;
@@ -378,6 +380,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       this.#clock,
       options.watchCache ?? true,
       options.garbageCollection ?? true,
+    );
+    this.#converter = new WebhookConverter(this.#endpoints, (type) =>
+      type.crdName === undefined
+        ? undefined
+        : this.#storage.get(
+            groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+            type.crdName,
+          )?.obj,
     );
     this.#store.admission = this.#admissionChain();
     this.faults = new TestApiServerFaults(this);
@@ -417,14 +427,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       ]);
     }
     const ctx: ServerContext = {
-      converter: new WebhookConverter(this.#endpoints, (type) =>
-        type.crdName === undefined
-          ? undefined
-          : this.#storage.get(
-              groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
-              type.crdName,
-            )?.obj,
-      ),
+      converter: this.#converter,
       registry: this.#registry,
       store: this.#store,
       storage: this.#storage,
@@ -547,6 +550,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       namespaceLabels: (name) => namespace(name)?.metadata?.labels,
       endpoints: this.#endpoints,
       convert: relabelVersion,
+      convertAsync: async (obj, attrs, version) => {
+        const [out] = await this.#converter.convert(attrs.type, [obj], version);
+        return out ?? obj;
+      },
       recordAuditAnnotation: record,
     });
     return new AdmissionChain([
@@ -560,6 +567,20 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         namespace,
         convert: relabelVersion,
         recordAuditAnnotation: record,
+        paramResource: (apiVersion, kind) => {
+          const [group, version] = apiVersion.includes('/')
+            ? (apiVersion.split('/', 2) as [string, string])
+            : ['', apiVersion];
+          const type = this.#registry
+            .all()
+            .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
+          if (type === undefined) return undefined;
+          const grKey = groupResourceKey(type.group, type.resource);
+          return {
+            namespaced: type.namespaced,
+            list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
+          };
+        },
       }),
       validatingWebhookPlugin(webhookDeps('validatingwebhookconfigurations')),
     ]);

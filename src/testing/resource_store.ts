@@ -46,6 +46,7 @@ import { GarbageCollector } from './garbage_collector.js';
 import { NamespaceController } from './namespace_controller.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
 import { CustomResourceSchemas, defaultOnRead, scaleOf, withReplicas } from './schema/index.js';
+import { fromScale, toScale } from './scale.js';
 import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
 import { AdmissionChain } from './admission/chain.js';
 import type { AdmissionAttributes, WriteOperation, WriteOptions } from './admission/interfaces.js';
@@ -75,7 +76,19 @@ export type { WriteOperation, WriteOptions } from './admission/interfaces.js';
 interface AdmissionPoint {
   readonly attrs: AdmissionAttributes;
   readonly obj: UnstructuredObject | undefined;
+  /**
+   * Which half of the chain runs here: a create runs `mutate` before the registry's
+   * BeforeCreate and `validate` after it, as kube-apiserver does; the other writes run
+   * both at one point.
+   */
+  readonly phase: AdmissionPhase;
 }
+
+/** The part of the admission chain an admission point runs. */
+type AdmissionPhase = 'both' | 'mutate' | 'validate';
+
+/** The kind admission sees on a write through `/scale`. */
+const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
 /** A write's steps, suspended at its admission point. */
 type WriteSteps<T> = Generator<AdmissionPoint, T, UnstructuredObject | undefined>;
@@ -243,8 +256,8 @@ export class ResourceStore {
   #run<T>(steps: WriteSteps<T>): T {
     let step = steps.next();
     while (step.done !== true) {
-      const { attrs, obj } = step.value;
-      const out = this.admission.admit({ ...attrs, inProcess: true }, obj);
+      const { attrs, obj, phase } = step.value;
+      const out = this.#admitPhase(phase, { ...attrs, inProcess: true }, obj);
       if (out instanceof Promise) {
         throw new KubeControllerKitError(
           `admission of an in-process write of ${attrs.type.kind} did not answer synchronously`,
@@ -259,10 +272,20 @@ export class ResourceStore {
   async #runAsync<T>(steps: WriteSteps<T>): Promise<T> {
     let step = steps.next();
     while (step.done !== true) {
-      const { attrs, obj } = step.value;
-      step = steps.next(await this.admission.admit({ ...attrs, inProcess: false }, obj));
+      const { attrs, obj, phase } = step.value;
+      step = steps.next(await this.#admitPhase(phase, { ...attrs, inProcess: false }, obj));
     }
     return step.value;
+  }
+
+  #admitPhase(
+    phase: AdmissionPhase,
+    attrs: AdmissionAttributes,
+    obj: UnstructuredObject | undefined,
+  ): ReturnType<AdmissionChain['admit']> {
+    if (phase === 'mutate') return this.admission.mutate(attrs, obj);
+    if (phase === 'validate') return this.admission.validate(attrs, obj);
+    return this.admission.admit(attrs, obj);
   }
 
   readonly #schemas = new CustomResourceSchemas();
@@ -542,8 +565,9 @@ export class ResourceStore {
   *#admit(
     attrs: Omit<AdmissionAttributes, 'inProcess'>,
     obj: UnstructuredObject,
+    phase: AdmissionPhase = 'both',
   ): WriteSteps<UnstructuredObject> {
-    const out = yield { attrs: { ...attrs, inProcess: false }, obj };
+    const out = yield { attrs: { ...attrs, inProcess: false }, obj, phase };
     return out ?? obj;
   }
 
@@ -592,9 +616,42 @@ export class ResourceStore {
     opts: WriteOptions,
     operation: WriteOperation,
   ): WriteSteps<StoredObject> {
-    const obj = this.#checkEnvelope(type, version, body);
+    const requested = this.#checkEnvelope(type, version, body);
+    this.#bindNamespace(type, (requested.metadata ??= {}), namespace);
+    const requestName = requested.metadata.name ?? '';
+    if (type.namespaced) {
+      // NamespaceLifecycle names the object as admission.NewForbidden does: its name, else
+      // its generateName.
+      this.#requireNamespace(
+        type,
+        namespace,
+        requestName || (requested.metadata.generateName ?? ''),
+      );
+    }
+    const attrs = {
+      operation,
+      type,
+      version,
+      subresource: '',
+      namespace: type.namespaced ? namespace : '',
+      old: undefined,
+      options: opts,
+      body,
+    };
+    // kube-apiserver's create handler runs mutating admission before the registry's
+    // BeforeCreate (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go): the
+    // object has no uid, no creationTimestamp and, under generateName, no name yet.
+    // PrepareForCreate drops the status a client sends (kube-apiserver runs it after mutating
+    // admission and defaults again on read; here before, so that the built-in defaults, a
+    // mutation, still fill status.phase). A Namespace's `kubernetes.io/metadata.name` label
+    // is a default webhooks see: set before when the name is known, and again after.
+    const sent =
+      opts.seed || (isNamespaces(type) && requestName === '')
+        ? requested
+        : this.#resetStatusOnCreate(type, requested);
+    const obj = yield* this.#admit({ ...attrs, name: requestName }, sent, 'mutate');
     const meta = (obj.metadata ??= {});
-    this.#bindNamespace(type, meta, namespace);
+    // BeforeCreate (pkg/registry/rest/create.go): the generated name, then the system fields.
     if ((meta.name ?? '') === '' && meta.generateName) {
       for (let i = 0; i < 8; i++) {
         meta.name = this.#generateName(meta.generateName);
@@ -624,7 +681,6 @@ export class ResourceStore {
       );
     }
     const grKey = groupResourceKey(type.group, type.resource);
-    if (type.namespaced) this.#requireNamespace(type, namespace, name);
     if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
       throw alreadyExists(type.group, type.resource, name);
     }
@@ -635,22 +691,10 @@ export class ResourceStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     let stored = obj;
-    if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
-    // Admission: every create (POST, apply or patch-create, seeding) passes here.
-    stored = yield* this.#admit(
-      {
-        operation,
-        type,
-        version,
-        subresource: '',
-        namespace: type.namespaced ? namespace : '',
-        name,
-        old: undefined,
-        options: opts,
-        body,
-      },
-      stored,
-    );
+    if (!opts.seed && isNamespaces(type)) stored = this.#resetStatusOnCreate(type, obj);
+    // Validating admission runs after BeforeCreate (the registry's createValidation, given
+    // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
+    stored = yield* this.#admit({ ...attrs, name }, stored, 'validate');
     // Admission may have waited (webhooks): the name may have been taken meanwhile.
     if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
       throw alreadyExists(type.group, type.resource, name);
@@ -848,21 +892,26 @@ export class ResourceStore {
       causes.push(...validateWebhookConfiguration(next));
     }
     if (causes.length > 0) throw this.#invalid(type, name, causes);
-    // Admission: every update, patch and apply of an existing object passes here.
-    next = yield* this.#admit(
+    // Admission: every update, patch and apply of an existing object passes here. A write
+    // through `/scale` admits the autoscaling/v1 Scale, old and new, not the parent (the
+    // scale REST's admission and its toScaleUpdateValidation), and writes back its replicas.
+    const asScale = subresource === 'scale' && type.scale !== undefined;
+    const admitted = yield* this.#admit(
       {
         operation,
         type,
         version,
         subresource,
+        ...(asScale ? { kind: SCALE_KIND } : {}),
         namespace: existing.namespace,
         name,
-        old,
+        old: asScale ? toScale(type, old) : old,
         options: opts,
         body,
       },
-      next,
+      asScale ? toScale(type, next) : next,
     );
+    next = asScale ? fromScale(type, next, admitted) : admitted;
     const grKey = groupResourceKey(type.group, type.resource);
     // Admission may have waited (webhooks): the object must not have changed meanwhile.
     const now = this.#storage.get(grKey, existing.key);

@@ -183,6 +183,16 @@ export class WatchConnection {
   frameEncoder: ((line: string) => Buffer) | undefined;
   /** Renders event lines differently (server-side printing); default: the object itself. */
   lineRenderer: ((eventType: ChangeType, stored: StoredObject) => string) | undefined;
+  /**
+   * Expresses a stored object at the watch's version through a CRD's conversion webhook,
+   * one call per event as kube-apiserver's watch encoder converts each event's object.
+   * Events keep their order; a failed conversion ends the stream, as the real server
+   * closes a watch whose event it cannot encode.
+   */
+  converter: ((stored: StoredObject) => Promise<UnstructuredObject>) | undefined;
+  /** Events (and what follows them) waiting for their conversion, in order. */
+  #staged: { line: string | undefined; failed: boolean }[] = [];
+  #endWhenDrained = false;
 
   /** @param options - the response, filter and timers. */
   constructor(options: WatchConnectionOptions) {
@@ -270,6 +280,7 @@ export class WatchConnection {
     }
     let type: ChangeType = e.type;
     if (plain) {
+      if (this.#convertAndQueue(type, e.object, e.rv)) return;
       this.#queue(this.#line(e, type), e.rv);
       return;
     }
@@ -286,16 +297,73 @@ export class WatchConnection {
         const old = e.prev.obj;
         const obj = { ...old, metadata: { ...old.metadata, resourceVersion: String(e.rv) } };
         const stored: StoredObject = { ...e.prev, obj, json: JSON.stringify(obj), rv: e.rv };
+        if (this.#convertAndQueue('DELETED', stored, e.rv)) return;
         this.#queue(this.#render('DELETED', stored), e.rv);
         return;
       }
     }
+    if (this.#convertAndQueue(type, e.object, e.rv)) return;
     this.#queue(this.#line(e, type), e.rv);
   }
 
   /** Sends an object as a synthetic event (initial state). */
   sendSynthetic(stored: StoredObject, type: ChangeType = 'ADDED'): void {
+    if (this.#convertAndQueue(type, stored, undefined)) return;
     this.#queue(this.#render(type, stored), undefined);
+  }
+
+  /** Queues an event through {@link WatchConnection.converter}; false when none is set. */
+  #convertAndQueue(type: ChangeType, stored: StoredObject, rv: number | undefined): boolean {
+    const convert = this.converter;
+    if (convert === undefined || this.lineRenderer !== undefined) return false;
+    if (this.#closed) return true;
+    if (rv !== undefined) this.#lastRv = rv;
+    const slot: { line: string | undefined; failed: boolean } = { line: undefined, failed: false };
+    this.#staged.push(slot);
+    const f = this.filter;
+    convert(stored).then(
+      (obj) => {
+        const body = f.metaOnly
+          ? JSON.stringify({
+              kind: 'PartialObjectMetadata',
+              apiVersion: 'meta.k8s.io/v1',
+              metadata: obj.metadata,
+            })
+          : JSON.stringify(obj);
+        slot.line = `{"type":"${type}","object":${body}}\n`;
+        this.#drain();
+      },
+      () => {
+        slot.failed = true;
+        slot.line = '';
+        this.#drain();
+      },
+    );
+    return true;
+  }
+
+  /** Moves converted events, in order, to the stream. */
+  #drain(): void {
+    while (this.#staged.length > 0 && this.#staged[0]?.line !== undefined) {
+      const slot = this.#staged.shift() as { line: string; failed: boolean };
+      if (slot.failed) {
+        this.#staged = [];
+        this.end();
+        return;
+      }
+      this.#queue(slot.line, undefined);
+      if (this.#closed) return;
+    }
+    if (this.#staged.length === 0 && this.#endWhenDrained) this.end();
+  }
+
+  /** Pushes a line behind the events still converting (bookmarks, errors, raw text). */
+  #pushLine(line: string): void {
+    if (this.#staged.length > 0) this.#staged.push({ line, failed: false });
+    else {
+      this.#pending.push(line);
+      this.#scheduleFlush();
+    }
   }
 
   #render(type: ChangeType, stored: StoredObject): string {
@@ -328,15 +396,22 @@ export class WatchConnection {
     const kind = f.metaOnly ? 'PartialObjectMetadata' : f.type.kind;
     const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
     if (annotations) metadata.annotations = annotations;
-    this.#pending.push(
+    this.#pushLine(
       `${JSON.stringify({ type: 'BOOKMARK', object: { kind, apiVersion, metadata } })}\n`,
     );
-    this.#scheduleFlush();
   }
 
   /** Sends an ERROR event with a Status, then ends the stream. */
   sendErrorAndEnd(status: Status): void {
     if (this.#closed) return;
+    if (this.#staged.length > 0) {
+      this.#staged.push({
+        line: `${JSON.stringify({ type: 'ERROR', object: status })}\n`,
+        failed: false,
+      });
+      this.#endWhenDrained = true;
+      return;
+    }
     this.#pending.push(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
     this.end();
   }
@@ -344,8 +419,7 @@ export class WatchConnection {
   /** Writes raw text into the stream (fault injection: truncated or malformed lines). */
   writeRaw(text: string): void {
     if (this.#closed) return;
-    this.#pending.push(text);
-    this.#scheduleFlush();
+    this.#pushLine(text);
   }
 
   /** Ends the stream after this many more events. */
@@ -412,6 +486,11 @@ export class WatchConnection {
   /** Ends the stream cleanly (pending events are written first, even when paused). */
   end(): void {
     if (this.#closed) return;
+    if (this.#staged.length > 0) {
+      // Events still converting go out first (a timeout or closeAfter ends after them).
+      this.#endWhenDrained = true;
+      return;
+    }
     this.#paused = false;
     this.#flush();
     this.#res.end();

@@ -92,6 +92,16 @@ export function serveWatch(
     },
   });
   if (format.protobuf) conn.frameEncoder = protobufFrame;
+  if (ctx.converter.converts(type, r.version)) {
+    // A CRD converting through a webhook: each event's object (stored at the storage
+    // version, read defaults applied) is converted to the version watched.
+    const converter = ctx.converter;
+    conn.converter = async (stored) => {
+      const read = type.readTransform ? type.readTransform(stored) : stored;
+      const [out] = await converter.convert(type, [read.obj], r.version);
+      return out ?? read.obj;
+    };
+  }
   if (format.table) {
     const tableContext = ctx.tableContext(type, r.version);
     conn.lineRenderer = (t, stored) =>

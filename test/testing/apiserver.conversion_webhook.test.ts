@@ -15,7 +15,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { generateTestCertificates, startTestApiServer } from '../../src/testing/index.js';
 import type { TestApiServer } from '../../src/testing/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
-import { hasKubectl, raw } from './helpers.js';
+import { hasKubectl, raw, RawWatch } from './helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- reviews are arbitrary JSON */
 
@@ -231,6 +231,183 @@ describe('CRD conversion webhooks (test API server)', () => {
       drop.json.message,
       'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget returned 0 objects, expected 1',
     );
+  });
+
+  it('rule (apiserver watch encoder): a watch at v2 gets every event converted, one ConversionReview per event, in order', async () => {
+    server.create('gadgets.example.com', {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'w1', labels: { t: 'watch' } },
+      spec: { size: 1 },
+    });
+    const w = new RawWatch(
+      server.url,
+      '/apis/example.com/v2/namespaces/default/gadgets?watch=true&labelSelector=t%3Dwatch',
+    );
+    try {
+      const initial = await w.next();
+      assert.equal(w.code, 200);
+      assert.equal(initial.type, 'ADDED');
+      assert.equal(initial.object.apiVersion, 'example.com/v2');
+      assert.deepEqual(initial.object.spec, { replicas: 1 });
+      await server.waitForWatch('gadgets.example.com');
+      server.create('gadgets.example.com', {
+        apiVersion: 'example.com/v1',
+        kind: 'Gadget',
+        metadata: { name: 'w2', labels: { t: 'watch' } },
+        spec: { size: 2 },
+      });
+      server.update('gadgets.example.com', {
+        ...server.get<any>('gadgets.example.com', 'w1'),
+        spec: { size: 3 },
+      });
+      server.delete('gadgets.example.com', 'w2');
+      const events = [await w.next(), await w.next(), await w.next()];
+      assert.deepEqual(
+        events.map((e) => [e.type, e.object.metadata.name, e.object.apiVersion, e.object.spec]),
+        [
+          ['ADDED', 'w2', 'example.com/v2', { replicas: 2 }],
+          ['MODIFIED', 'w1', 'example.com/v2', { replicas: 3 }],
+          ['DELETED', 'w2', 'example.com/v2', { replicas: 2 }],
+        ],
+      );
+      const toV2 = reviews.filter(
+        (r) =>
+          r.request.desiredAPIVersion === 'example.com/v2' &&
+          r.request.objects[0].metadata.labels?.t === 'watch',
+      );
+      assert.deepEqual(
+        toV2.map((r) => r.request.objects.length),
+        [1, 1, 1, 1],
+      );
+    } finally {
+      await w.close();
+      server.delete('gadgets.example.com', 'w1');
+    }
+  });
+
+  it('a watch whose event cannot be converted ends (the real server closes a watch it cannot encode)', async () => {
+    const w = new RawWatch(
+      server.url,
+      '/apis/example.com/v2/namespaces/default/gadgets?watch=true&labelSelector=t%3Dfail',
+    );
+    await server.waitForWatch('gadgets.example.com');
+    mode = 'fail';
+    server.create('gadgets.example.com', {
+      apiVersion: 'example.com/v1',
+      kind: 'Gadget',
+      metadata: { name: 'wf', labels: { t: 'fail' } },
+      spec: { size: 1 },
+    });
+    assert.equal(await w.ended, 'end');
+    assert.deepEqual(w.events, []);
+    server.delete('gadgets.example.com', 'wf');
+  });
+
+  it('a server-side apply at v2 converts the applied configuration to v1, applies it there, and answers at v2', async () => {
+    const apply = (spec: Record<string, unknown>) =>
+      raw(
+        server.url,
+        'PATCH',
+        '/apis/example.com/v2/namespaces/default/gadgets/a1?fieldManager=tester',
+        JSON.stringify({
+          apiVersion: 'example.com/v2',
+          kind: 'Gadget',
+          metadata: { name: 'a1' },
+          spec,
+        }),
+        { 'Content-Type': 'application/apply-patch+yaml' },
+      );
+    const created = await apply({ replicas: 5 });
+    assert.equal(created.code, 201, created.body);
+    assert.equal(created.json.apiVersion, 'example.com/v2');
+    assert.deepEqual(created.json.spec, { replicas: 5 });
+    assert.deepEqual(server.get<any>('gadgets.example.com', 'a1').spec, { size: 5 });
+    const updated = await apply({ replicas: 7 });
+    assert.equal(updated.code, 200, updated.body);
+    assert.deepEqual(updated.json.spec, { replicas: 7 });
+    const stored = server.get<any>('gadgets.example.com', 'a1');
+    assert.deepEqual(stored.spec, { size: 7 });
+    assert.equal(stored.metadata.managedFields[0].manager, 'tester');
+    assert.equal(stored.metadata.managedFields[0].operation, 'Apply');
+    server.delete('gadgets.example.com', 'a1');
+  });
+
+  it('rule (generic webhook VersionedAttributes): matchPolicy Equivalent sends an admission webhook whose rules name v2 the object converted to v2 by the conversion webhook; its patch at v2 is converted back', async () => {
+    const seen: any[] = [];
+    server.registerService({ namespace: 'default', name: 'adm' }, (review, path) => {
+      const request = (review as any).request;
+      seen.push({ path, request: structuredClone(request) });
+      const response: Record<string, unknown> = { uid: request.uid, allowed: true };
+      if (path === '/m') {
+        response.patchType = 'JSONPatch';
+        response.patch = Buffer.from(
+          JSON.stringify([
+            { op: 'replace', path: '/spec/replicas', value: request.object.spec.replicas + 10 },
+          ]),
+        ).toString('base64');
+      }
+      return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
+    });
+    const hook = (kind: string, path: string): UnstructuredObject => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { name: `equiv${path.slice(1)}` },
+      webhooks: [
+        {
+          name: `equiv${path.slice(1)}.example.com`,
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+          matchPolicy: 'Equivalent',
+          clientConfig: { service: { namespace: 'default', name: 'adm', path } },
+          rules: [
+            {
+              operations: ['CREATE'],
+              apiGroups: ['example.com'],
+              apiVersions: ['v2'],
+              resources: ['gadgets'],
+            },
+          ],
+        },
+      ],
+    });
+    const mwc = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
+    const vwc = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
+    server.create(mwc, hook('MutatingWebhookConfiguration', '/m'));
+    server.create(vwc, hook('ValidatingWebhookConfiguration', '/v'));
+    try {
+      const res = await raw(
+        server.url,
+        'POST',
+        '/apis/example.com/v1/namespaces/default/gadgets',
+        JSON.stringify({
+          apiVersion: 'example.com/v1',
+          kind: 'Gadget',
+          metadata: { name: 'eq1' },
+          spec: { size: 3 },
+        }),
+      );
+      assert.equal(res.code, 201, res.body);
+      const [m, v] = seen;
+      assert.equal(m.path, '/m');
+      assert.equal(v.path, '/v');
+      for (const { request } of seen) {
+        assert.deepEqual(request.kind, { group: 'example.com', version: 'v2', kind: 'Gadget' });
+        assert.deepEqual(request.requestKind, {
+          group: 'example.com',
+          version: 'v1',
+          kind: 'Gadget',
+        });
+        assert.equal(request.object.apiVersion, 'example.com/v2');
+      }
+      assert.deepEqual(m.request.object.spec, { replicas: 3 }, 'converted, not relabelled');
+      assert.deepEqual(v.request.object.spec, { replicas: 13 });
+      assert.deepEqual(server.get<any>('gadgets.example.com', 'eq1').spec, { size: 13 });
+    } finally {
+      server.delete(mwc, 'equivm');
+      server.delete(vwc, 'equivv');
+      server.delete('gadgets.example.com', 'eq1');
+    }
   });
 
   it('the webhooks option installs a CRD whose conversion points at <baseUrl>/convert (the envtest pattern)', async () => {

@@ -49,6 +49,19 @@ export const relabelVersion: VersionConverter = (obj, attrs, version) => ({
   apiVersion: apiVersionOf(attrs.type.group, version),
 });
 
+/**
+ * An admitted object at a version: converted, unless the write admits another kind than
+ * the resource's (a Scale), which is sent as it is.
+ */
+export function objectAt(
+  convert: VersionConverter,
+  obj: UnstructuredObject,
+  attrs: AdmissionAttributes,
+  version: string,
+): UnstructuredObject {
+  return attrs.kind === undefined ? convert(obj, attrs, version) : obj;
+}
+
 function requestOptions(attrs: AdmissionAttributes): Record<string, unknown> {
   const op = admissionOperation(attrs);
   const o = attrs.options;
@@ -89,12 +102,14 @@ export function admissionRequest(
 ): Record<string, unknown> {
   const { type } = attrs;
   const at = (o: UnstructuredObject | undefined): UnstructuredObject | null =>
-    o === undefined ? null : convert(o, attrs, version);
+    o === undefined ? null : objectAt(convert, o, attrs, version);
   const request: Record<string, unknown> = {
     uid: randomUUID(),
-    kind: { group: type.group, version, kind: type.kind },
+    // A write through `/scale` admits an autoscaling/v1 Scale: kind and requestKind name
+    // it, resource and requestResource the parent (pkg/registry/apps/deployment/storage).
+    kind: attrs.kind ?? { group: type.group, version, kind: type.kind },
     resource: { group: type.group, version, resource: type.resource },
-    requestKind: { group: type.group, version: attrs.version, kind: type.kind },
+    requestKind: attrs.kind ?? { group: type.group, version: attrs.version, kind: type.kind },
     requestResource: { group: type.group, version: attrs.version, resource: type.resource },
   };
   if (attrs.subresource !== '') {
@@ -210,9 +225,12 @@ export function verifyAdmissionResponse(
 }
 
 /**
- * The error a denial becomes (`ToStatusErr` of the release the server reports, v1.32):
- * the webhook's Status with `admission webhook "<name>" denied the request: <message>`
- * (or its reason, or `without explanation`), a code below 400 raised to 400.
+ * The error a denial becomes, as kube-apiserver v1.36 (the version the server reports)
+ * makes it in `webhook/errors.ToStatusErr`: the webhook's Status kept (code, reason,
+ * details), its message prefixed `admission webhook "<name>" denied the request: ` (or its
+ * reason, or `without explanation`), a code below 400 raised to 400 and the status
+ * `Failure`. Unlike a ValidatingAdmissionPolicy denial (`admission.NewForbidden`), no
+ * `<resource> "<name>" is forbidden:` prefix is added.
  */
 export function denial(webhookName: string, status: Partial<Status> | undefined): ApiError {
   const s = status ?? {};

@@ -50,21 +50,20 @@ export class AdmissionChain {
     attrs: AdmissionAttributes,
     obj: UnstructuredObject | undefined,
   ): MaybePromise<UnstructuredObject | undefined> {
+    const mutated = this.mutate(attrs, obj);
+    if (isPromise(mutated)) return mutated.then((o) => this.validate(attrs, o));
+    return this.validate(attrs, mutated);
+  }
+
+  /**
+   * Runs every mutation only: kube-apiserver's mutating admission, which a create runs
+   * before the registry's BeforeCreate (no uid, no name generated from `generateName`).
+   */
+  mutate(
+    attrs: AdmissionAttributes,
+    obj: UnstructuredObject | undefined,
+  ): MaybePromise<UnstructuredObject | undefined> {
     const mutations = this.#plugins.filter(isMutation);
-    const validations = this.#plugins.filter(isValidation);
-    const validateFrom = (
-      i: number,
-      out: UnstructuredObject | undefined,
-    ): MaybePromise<UnstructuredObject | undefined> => {
-      for (; i < validations.length; i++) {
-        const r = (validations[i] as ValidationInterface).validate(attrs, out);
-        if (isPromise(r)) {
-          const next = i + 1;
-          return r.then(() => validateFrom(next, out));
-        }
-      }
-      return out;
-    };
     const mutateFrom = (
       i: number,
       cur: UnstructuredObject | undefined,
@@ -78,8 +77,30 @@ export class AdmissionChain {
         }
         out = r;
       }
-      return validateFrom(0, out);
+      return out;
     };
     return mutateFrom(0, obj);
+  }
+
+  /**
+   * Runs every validation only (kube-apiserver's validating admission, which a create
+   * runs after BeforeCreate). Returns the object unchanged.
+   */
+  validate(
+    attrs: AdmissionAttributes,
+    obj: UnstructuredObject | undefined,
+  ): MaybePromise<UnstructuredObject | undefined> {
+    const validations = this.#plugins.filter(isValidation);
+    const validateFrom = (i: number): MaybePromise<UnstructuredObject | undefined> => {
+      for (; i < validations.length; i++) {
+        const r = (validations[i] as ValidationInterface).validate(attrs, obj);
+        if (isPromise(r)) {
+          const next = i + 1;
+          return r.then(() => validateFrom(next));
+        }
+      }
+      return obj;
+    };
+    return validateFrom(0);
   }
 }

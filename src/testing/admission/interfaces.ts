@@ -51,6 +51,12 @@ export interface AdmissionAttributes {
   version: string;
   /** '' for the main resource, `status` or `scale` for a subresource. */
   subresource: string;
+  /**
+   * The kind of the object admitted when it is not the resource's own: autoscaling/v1
+   * `Scale` for a write through `/scale`, as kube-apiserver's scale REST admits it. Such
+   * an object is sent as it is (no version conversion).
+   */
+  kind?: { group: string; version: string; kind: string };
   /** The namespace of the object ('' when cluster-scoped). */
   namespace: string;
   /** The name of the object ('' when a create leaves it to `generateName`). */

@@ -11,7 +11,7 @@
  */
 import type { UnstructuredObject } from '../../client/types.js';
 import { applyJsonPatch } from '../patch.js';
-import { denial, internalError } from './admission_review.js';
+import { denial, internalError, objectAt } from './admission_review.js';
 import type { AdmissionAttributes, MutationInterface } from './interfaces.js';
 import type { Webhook } from './webhook.js';
 import { isExemptResource, webhooksOf } from './webhook.js';
@@ -65,7 +65,7 @@ async function dispatch(
         );
       }
       const storedVersion = current.apiVersion;
-      const at = deps.convert(current, attrs, inv.version);
+      const at = objectAt(outcome.convert, current, attrs, inv.version);
       let patched: unknown;
       try {
         patched = applyJsonPatch(at, response.patch);
@@ -73,7 +73,13 @@ async function dispatch(
         throw internalError(err instanceof Error ? err.message : String(err));
       }
       const next = patched as UnstructuredObject;
-      const back = inv.version === attrs.version ? next : deps.convert(next, attrs, attrs.version);
+      let back = next;
+      if (inv.version !== attrs.version && attrs.kind === undefined) {
+        back =
+          deps.convertAsync === undefined
+            ? deps.convert(next, attrs, attrs.version)
+            : await deps.convertAsync(next, attrs, attrs.version);
+      }
       const out: UnstructuredObject = { ...back };
       if (storedVersion !== undefined) out.apiVersion = storedVersion;
       mutated = JSON.stringify(out) !== JSON.stringify(current);

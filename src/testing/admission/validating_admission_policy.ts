@@ -20,7 +20,13 @@ import { admissionRequest } from './admission_review.js';
 import { celErrorText, evaluateCel, fromCel } from './cel.js';
 import type { AdmissionAttributes, ValidationInterface } from './interfaces.js';
 import type { MatchCondition, RuleWithOperations } from './webhook.js';
-import { isExemptResource, matchingVersion, namespaceMatches, objectMatches } from './webhook.js';
+import {
+  isExemptResource,
+  matchingVersion,
+  namespaceMatches,
+  objectMatches,
+  selectorMatches,
+} from './webhook.js';
 
 /** What the policy plugin reads. */
 export interface PolicyPluginDeps {
@@ -34,6 +40,15 @@ export interface PolicyPluginDeps {
   convert: VersionConverter;
   /** Keeps an audit annotation of a request. */
   recordAuditAnnotation(attrs: AdmissionAttributes, key: string, value: string): void;
+  /**
+   * The parameter resources of a policy's `paramKind` (undefined when no served resource
+   * has that apiVersion and kind): whether they are namespaced, and their objects in a
+   * namespace (all namespaces when undefined).
+   */
+  paramResource?(
+    apiVersion: string,
+    kind: string,
+  ): { namespaced: boolean; list(namespace: string | undefined): UnstructuredObject[] } | undefined;
 }
 
 interface NamedRule extends RuleWithOperations {
@@ -151,7 +166,7 @@ function evaluateBinding(
     ? (bspec.validationActions as string[])
     : ['Deny'];
   const request = admissionRequest(attrs, obj, version, deps.convert);
-  const vars: Record<string, unknown> = {
+  const base: Record<string, unknown> = {
     object: request.object,
     oldObject: request.oldObject,
     request,
@@ -193,57 +208,116 @@ function evaluateBinding(
       },
     );
   };
-  // matchConditions: any false skips; an error fails by the failure policy.
-  const conditions = Array.isArray(pspec.matchConditions)
-    ? (pspec.matchConditions as MatchCondition[])
-    : [];
-  for (const c of conditions) {
-    let result: unknown;
-    try {
-      result = evaluateCel(c.expression, { ...vars, variables: {} });
-    } catch (err) {
-      if (failurePolicy === 'Ignore') return;
-      decide(`failed to evaluate match condition "${c.name}": ${celErrorText(err)}`, undefined);
-      return;
-    }
-    if (result !== true) return;
-  }
-  const variables: Record<string, unknown> = {};
-  const defs = Array.isArray(pspec.variables) ? (pspec.variables as unknown[]) : [];
-  for (const d of defs) {
-    if (!isObject(d) || typeof d.name !== 'string' || typeof d.expression !== 'string') continue;
-    try {
-      variables[d.name] = fromCel(evaluateCel(d.expression, { ...vars, variables }));
-    } catch (err) {
-      if (failurePolicy === 'Ignore') return;
-      decide(`expression '${d.expression}' resulted in error: ${celErrorText(err)}`, undefined);
-      return;
-    }
-  }
-  const validations = Array.isArray(pspec.validations) ? (pspec.validations as Validation[]) : [];
-  for (const v of validations) {
-    let ok: unknown;
-    try {
-      ok = evaluateCel(v.expression, { ...vars, variables });
-      if (typeof ok !== 'boolean') throw new Error('no such overload');
-    } catch (err) {
-      if (failurePolicy === 'Ignore') continue;
-      decide(`expression '${v.expression}' resulted in error: ${celErrorText(err)}`, undefined);
-      continue;
-    }
-    if (ok) continue;
-    let message =
-      v.message !== undefined && v.message !== ''
-        ? v.message
-        : `failed expression: ${v.expression.trim()}`;
-    if (v.messageExpression !== undefined && v.messageExpression !== '') {
+  const evaluateWith = (vars: Record<string, unknown>): void => {
+    // matchConditions: any false skips; an error fails by the failure policy.
+    const conditions = Array.isArray(pspec.matchConditions)
+      ? (pspec.matchConditions as MatchCondition[])
+      : [];
+    for (const c of conditions) {
+      let result: unknown;
       try {
-        const m = evaluateCel(v.messageExpression, { ...vars, variables });
-        if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) message = m.trim();
-      } catch {
-        // kube-apiserver keeps the static message when messageExpression fails
+        result = evaluateCel(c.expression, { ...vars, variables: {} });
+      } catch (err) {
+        if (failurePolicy === 'Ignore') return;
+        decide(`failed to evaluate match condition "${c.name}": ${celErrorText(err)}`, undefined);
+        return;
+      }
+      if (result !== true) return;
+    }
+    const variables: Record<string, unknown> = {};
+    const defs = Array.isArray(pspec.variables) ? (pspec.variables as unknown[]) : [];
+    for (const d of defs) {
+      if (!isObject(d) || typeof d.name !== 'string' || typeof d.expression !== 'string') continue;
+      try {
+        variables[d.name] = fromCel(evaluateCel(d.expression, { ...vars, variables }));
+      } catch (err) {
+        if (failurePolicy === 'Ignore') return;
+        decide(`expression '${d.expression}' resulted in error: ${celErrorText(err)}`, undefined);
+        return;
       }
     }
-    decide(message, v.reason);
+    const validations = Array.isArray(pspec.validations) ? (pspec.validations as Validation[]) : [];
+    for (const v of validations) {
+      let ok: unknown;
+      try {
+        ok = evaluateCel(v.expression, { ...vars, variables });
+        if (typeof ok !== 'boolean') throw new Error('no such overload');
+      } catch (err) {
+        if (failurePolicy === 'Ignore') continue;
+        decide(`expression '${v.expression}' resulted in error: ${celErrorText(err)}`, undefined);
+        continue;
+      }
+      if (ok) continue;
+      let message =
+        v.message !== undefined && v.message !== ''
+          ? v.message
+          : `failed expression: ${v.expression.trim()}`;
+      if (v.messageExpression !== undefined && v.messageExpression !== '') {
+        try {
+          const m = evaluateCel(v.messageExpression, { ...vars, variables });
+          if (typeof m === 'string' && m.trim() !== '' && !m.includes('\n')) message = m.trim();
+        } catch {
+          // kube-apiserver keeps the static message when messageExpression fails
+        }
+      }
+      decide(message, v.reason);
+    }
+  };
+  // The binding's parameters (policy/generic policy_dispatcher collectParams): each one
+  // is evaluated with `params` bound to it; none found is a configuration error under
+  // parameterNotFoundAction Deny (failing by the failure policy), a skip under Allow.
+  let params: unknown[] = [null];
+  if (isObject(pspec.paramKind)) {
+    const found = collectParams(pspec.paramKind, bspec.paramRef, attrs, deps);
+    if (typeof found === 'string') {
+      if (failurePolicy === 'Ignore') return;
+      decide(`failed to configure binding: ${found}`, undefined);
+      return;
+    }
+    if (found.length === 0) return;
+    params = found;
   }
+  for (const param of params) evaluateWith({ ...base, params: param });
+}
+
+/**
+ * The parameter objects of a binding, or the configuration error (a string) kube-apiserver
+ * reports: by `paramRef.name` (one object) or `paramRef.selector` (every match), in
+ * `paramRef.namespace`, else the request's namespace for a namespaced `paramKind`.
+ */
+function collectParams(
+  paramKind: Record<string, unknown>,
+  paramRef: unknown,
+  attrs: AdmissionAttributes,
+  deps: PolicyPluginDeps,
+): unknown[] | string {
+  const apiVersion = typeof paramKind.apiVersion === 'string' ? paramKind.apiVersion : '';
+  const kind = typeof paramKind.kind === 'string' ? paramKind.kind : '';
+  const resource = deps.paramResource?.(apiVersion, kind);
+  if (resource === undefined) {
+    return `failed to find resource referenced by paramKind: '${apiVersion}, Kind=${kind}'`;
+  }
+  if (!isObject(paramRef)) return 'no paramRef in policy binding';
+  let namespace: string | undefined;
+  if (resource.namespaced) {
+    namespace = typeof paramRef.namespace === 'string' ? paramRef.namespace : '';
+    if (namespace === '') namespace = attrs.namespace;
+    if (namespace === '') {
+      return 'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources';
+    }
+  }
+  let found: UnstructuredObject[];
+  if (typeof paramRef.name === 'string' && paramRef.name !== '') {
+    const name = paramRef.name;
+    found = resource.list(namespace).filter((o) => o.metadata?.name === name);
+  } else if (isObject(paramRef.selector)) {
+    const selector = paramRef.selector as LabelSelectorSpec;
+    found = resource.list(namespace).filter((o) => selectorMatches(selector, o.metadata?.labels));
+  } else {
+    return 'one of name or selector must be provided';
+  }
+  if (found.length === 0 && paramRef.parameterNotFoundAction === 'Deny') {
+    return 'no params found for policy binding with `Deny` parameterNotFoundAction';
+  }
+  return found;
 }

@@ -39,6 +39,16 @@ export interface WebhookPluginDeps {
   endpoints: WebhookEndpoints;
   /** Expresses an object at a version (CRD conversion; relabelling by default). */
   convert: VersionConverter;
+  /**
+   * Expresses an object at a version through its CRD's conversion webhook when it has one
+   * (relabelling otherwise): what a webhook matched at another version (`matchPolicy:
+   * Equivalent`) is sent, as kube-apiserver converts the versioned attributes.
+   */
+  convertAsync?: (
+    obj: UnstructuredObject,
+    attrs: AdmissionAttributes,
+    version: string,
+  ) => Promise<UnstructuredObject>;
   /** Keeps an audit annotation of a request. */
   recordAuditAnnotation(attrs: AdmissionAttributes, key: string, value: string): void;
 }
@@ -78,9 +88,31 @@ export function shouldCall(
   return { webhook, version };
 }
 
+/**
+ * The converter of one call: the request's object and old object converted ahead to the
+ * version the webhook is called at (through the CRD's conversion webhook, which may take
+ * time), anything else as `deps.convert` does.
+ */
+export async function preparedConverter(
+  inv: Invocation,
+  attrs: AdmissionAttributes,
+  obj: UnstructuredObject | undefined,
+  deps: WebhookPluginDeps,
+): Promise<VersionConverter> {
+  const convertAsync = deps.convertAsync;
+  if (convertAsync === undefined || inv.version === attrs.version || attrs.kind !== undefined) {
+    return deps.convert;
+  }
+  const done = new Map<UnstructuredObject, UnstructuredObject>();
+  for (const o of [obj, attrs.old]) {
+    if (o !== undefined && !done.has(o)) done.set(o, await convertAsync(o, attrs, inv.version));
+  }
+  return (o, a, v) => (v === inv.version ? done.get(o) : undefined) ?? deps.convert(o, a, v);
+}
+
 /** The outcome of one call: the checked response, or the error to act on. */
 export type CallOutcome =
-  | { ok: true; response: AdmissionResponse }
+  | { ok: true; response: AdmissionResponse; convert: VersionConverter }
   | { ok: false; callError: WebhookCallError }
   | { ok: false; error: ApiError };
 
@@ -106,7 +138,8 @@ export async function callWebhook(
   }
   try {
     const version = reviewVersion(webhook.name, webhook.admissionReviewVersions);
-    const request = admissionRequest(attrs, obj, inv.version, deps.convert);
+    const convert = await preparedConverter(inv, attrs, obj, deps);
+    const request = admissionRequest(attrs, obj, inv.version, convert);
     const review = { apiVersion: `admission.k8s.io/${version}`, kind: 'AdmissionReview', request };
     const answer = await deps.endpoints.post(webhook.clientConfig, review, webhook.timeoutSeconds);
     const response = verifyAdmissionResponse(request.uid as string, version, mutating, answer);
@@ -114,7 +147,7 @@ export async function callWebhook(
       deps.recordAuditAnnotation(attrs, `${webhook.name}/${k}`, v);
     }
     attrs.options.warnings?.push(...response.warnings);
-    return { ok: true, response };
+    return { ok: true, response, convert };
   } catch (err) {
     if (err instanceof WebhookCallError) return { ok: false, callError: err };
     throw err;
