@@ -20,6 +20,8 @@
  */
 import type { ApiError } from '../../client/errors.js';
 import { statusError } from '../status.js';
+import type { ManagedFieldsEntry } from '../../apimachinery/managed_fields.js';
+import { changedFieldsV1 } from './changed_fields.js';
 import { FieldManagerError } from './errors.js';
 import type { Managed } from './managed_fields.js';
 import {
@@ -97,6 +99,18 @@ function context(scope: FieldManagerScope): UpdaterContext {
   };
 }
 
+const DOTTED = new Map<string, readonly string[]>();
+
+/** `a.b` as `['a', 'b']`, split once per path (the paths are the built-ins' few). */
+function splitDotted(dotted: string): readonly string[] {
+  let parts = DOTTED.get(dotted);
+  if (parts === undefined) {
+    parts = dotted.split('.');
+    DOTTED.set(dotted, parts);
+  }
+  return parts;
+}
+
 /** A copy without metadata.managedFields, with the type's implicit structs present. */
 function comparable(obj: Obj, scope: FieldManagerScope): Obj {
   const out: Obj = { ...obj };
@@ -107,7 +121,7 @@ function comparable(obj: Obj, scope: FieldManagerScope): Obj {
   }
   for (const dotted of scope.implicitStructs) {
     let cur: Obj = out;
-    for (const part of dotted.split('.')) {
+    for (const part of splitDotted(dotted)) {
       const v = cur[part];
       if (v === undefined) cur[part] = {};
       else if (!isObj(v)) break;
@@ -208,6 +222,38 @@ function recordUpdate(
 }
 
 /**
+ * {@link updateManagedFields} when nobody owned anything before (a create): the writer's
+ * `Update` entry owns every field the object sets, less the reset and stripped ones —
+ * what {@link recordUpdate} computes from an empty object, without its set bookkeeping.
+ */
+function createdFields(next: Obj, manager: string, scope: FieldManagerScope): Obj {
+  const fields = changedFieldsV1(
+    comparable(emptyObject(scope), scope),
+    comparable(next, scope),
+    scope.type,
+    resetFields(scope),
+    STRIP,
+  );
+  const meta: Obj = isObj(next.metadata) ? { ...next.metadata } : {};
+  if (fields === undefined) {
+    delete meta.managedFields;
+    return { ...next, metadata: meta };
+  }
+  // The entry as encodeManagedFields writes it (its keys in the same order).
+  const entry: ManagedFieldsEntry = {
+    manager: manager === '' ? 'unknown' : manager,
+    operation: 'Update',
+    apiVersion: scope.apiVersion,
+    time: scope.now,
+    fieldsType: 'FieldsV1',
+    fieldsV1: fields,
+  };
+  if (scope.subresource !== '') entry.subresource = scope.subresource;
+  meta.managedFields = [entry] as unknown as JsonValue;
+  return { ...next, metadata: meta };
+}
+
+/**
  * The object to store after a create (`live` undefined), update or non-apply patch by
  * `manager`, with its managedFields recorded. Never fails: an object whose fields cannot
  * be tracked is stored without managedFields, as kube-apiserver does.
@@ -236,6 +282,7 @@ export function updateManagedFields(
   const bare = withManagedFields(next, emptyManaged());
   if (managed.sets.size === 0 && live !== undefined) return bare;
   try {
+    if (live === undefined && managed.sets.size === 0) return createdFields(next, manager, scope);
     return withManagedFields(
       next,
       recordUpdate(live ?? emptyObject(scope), bare, managed, manager, scope),
