@@ -111,22 +111,47 @@ function splitDotted(dotted: string): readonly string[] {
   return parts;
 }
 
-/** A copy without metadata.managedFields, with the type's implicit structs present. */
+/**
+ * The object without metadata.managedFields and with the type's implicit structs present
+ * (`{}` where missing). Only the objects on the way to a change are copied (never the
+ * object's own nested values, which stay shared and are never written).
+ */
 function comparable(obj: Obj, scope: FieldManagerScope): Obj {
   const out: Obj = { ...obj };
-  if (isObj(out.metadata)) {
-    const meta = { ...out.metadata };
-    delete meta.managedFields;
+  const m = out.metadata;
+  if (isObj(m) && m.managedFields !== undefined) {
+    // A copy without the key (`delete` would leave the copy a slow dictionary).
+    const meta: Obj = {};
+    for (const k of Object.keys(m)) if (k !== 'managedFields') meta[k] = m[k] as JsonValue;
     out.metadata = meta;
   }
+  const copied = new Set<Obj>([out]);
   for (const dotted of scope.implicitStructs) {
-    let cur: Obj = out;
-    for (const part of splitDotted(dotted)) {
-      const v = cur[part];
-      if (v === undefined) cur[part] = {};
+    const parts = splitDotted(dotted);
+    // Nothing to add when the whole path is there (or blocked by a non-object).
+    let cur: JsonValue | undefined = out;
+    let missing = false;
+    for (const part of parts) {
+      const v: JsonValue | undefined = cur[part];
+      if (v === undefined) {
+        missing = true;
+        break;
+      }
+      if (!isObj(v)) break;
+      cur = v;
+    }
+    if (!missing) continue;
+    let at: Obj = out;
+    for (const part of parts) {
+      const v = at[part];
+      let next: Obj;
+      if (v === undefined) next = {};
       else if (!isObj(v)) break;
-      else cur[part] = { ...v };
-      cur = cur[part];
+      else if (copied.has(v)) next = v;
+      else next = { ...v };
+      copied.add(next);
+      at[part] = next;
+      at = next;
     }
   }
   return out;
