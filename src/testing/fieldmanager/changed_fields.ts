@@ -25,13 +25,6 @@ function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** One changed element below a node: its key, whether it is changed itself, and below it. */
-interface Entry {
-  readonly key: string;
-  readonly pe: PathElement;
-  readonly value: FieldsV1;
-}
-
 /** The filter sets at the current level (undefined once nothing below can match). */
 interface Filters {
   readonly reset: FieldSet | undefined;
@@ -66,23 +59,24 @@ export function changedFieldsV1(
     reset: reset.empty() ? undefined : reset,
     strip: strip.empty() ? undefined : strip,
   };
-  const out = walkChildren(lhs, rhs, t, filters, []);
-  return out === LEAF || out === undefined ? undefined : encode(out, false);
+  const out: FieldsV1 = {};
+  const n = walkChildren(lhs, rhs, t, out, filters, []);
+  return n > 0 ? out : undefined;
 }
 
-/** Marks a leaf node (compared as a whole). */
-const LEAF: Entry[] = [];
-
-/** Walks the node at `pe`, with the filters of its parent's level; its entry, if changed. */
+/**
+ * Walks the node at `pe`, with the filters of its parent's level: its `FieldsV1` value
+ * (`{}` for a changed leaf, `.` first when the node is changed itself and has changes
+ * below), or undefined when nothing changed there.
+ */
 function visit(
   l: JsonValue | undefined,
   r: JsonValue | undefined,
   t0: TypeNode,
   pe: PathElement,
-  key: string,
   f: Filters,
   stack: PathElement[],
-): Entry | undefined {
+): FieldsV1 | undefined {
   // Only the removed paths are below a node missing on the new side: none is changed.
   if (r === undefined) {
     stack.push(pe);
@@ -93,9 +87,13 @@ function visit(
   if (f.reset !== undefined && f.reset.hasMember(pe)) {
     // Nothing below is kept, but the walk refuses what Compare refuses (an unkeyable item).
     stack.push(pe);
-    walkChildren(l, r, t0, NONE, stack);
+    walkChildren(l, r, t0, {}, NONE, stack);
     stack.pop();
     return undefined;
+  }
+  const stripped = f.strip !== undefined && f.strip.hasMember(pe);
+  if (isLeaf(l, r, t0)) {
+    return !stripped && (l === undefined || !deepEqual(l, r)) ? {} : undefined;
   }
   let next = NONE;
   if (f !== NONE) {
@@ -103,64 +101,69 @@ function visit(
     const strip = below(f.strip, pe);
     if (reset !== undefined || strip !== undefined) next = { reset, strip };
   }
+  // A node that appears is itself added (known before its children are walked).
+  const member = l === undefined && !stripped;
+  const out: FieldsV1 = member ? { '.': {} } : {};
   stack.push(pe);
-  const children = walkChildren(l, r, t0, next, stack);
+  const n = walkChildren(l, r, t0, out, next, stack);
   stack.pop();
-  let member = children === LEAF ? l === undefined || !deepEqual(l, r) : l === undefined;
-  if (member && f.strip !== undefined && f.strip.hasMember(pe)) member = false;
-  if (children === LEAF || children === undefined) {
-    return member ? { key, pe, value: {} } : undefined;
-  }
-  return { key, pe, value: encode(children, member) };
+  if (n > 0) return out;
+  return member ? {} : undefined;
+}
+
+/** Whether {@link compare} compares the two values as a whole. */
+function isLeaf(l: JsonValue | undefined, r: JsonValue, t0: TypeNode): boolean {
+  const t = resolve(t0, r);
+  if (t.kind === 'scalar' || t.kind === 'untyped') return true;
+  if (l !== undefined && resolve(t0, l).kind !== t.kind) return true;
+  if (!fits(t, l) || !fits(t, r)) return true;
+  if (t.kind === 'list') return t.listType === 'atomic' || (isEmpty(l) && isEmpty(r));
+  return t.atomic || (isEmpty(l) && isEmpty(r));
 }
 
 /**
- * Walks the children of a node, as {@link compare} does: {@link LEAF} when the node is
- * compared as a whole, else its changed children (undefined when none).
+ * Writes the changed children of a (non-leaf) node into `out`, in the elements' order;
+ * returns how many. A leaf has none.
  */
 function walkChildren(
   l: JsonValue | undefined,
   r: JsonValue,
   t0: TypeNode,
+  out: FieldsV1,
   f: Filters,
   stack: PathElement[],
-): Entry[] | undefined {
+): number {
+  if (isLeaf(l, r, t0)) return 0;
   const t = resolve(t0, r);
-  const tl = l === undefined ? t : resolve(t0, l);
-  if (
-    t.kind !== tl.kind ||
-    !fits(t, l) ||
-    !fits(t, r) ||
-    t.kind === 'scalar' ||
-    t.kind === 'untyped'
-  ) {
-    return LEAF;
-  }
   if (t.kind === 'list') {
-    if (t.listType === 'atomic' || (isEmpty(l) && isEmpty(r))) return LEAF;
-    return walkList(t, Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], f, stack);
+    return walkList(t, Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], out, f, stack);
   }
-  if (t.atomic || (isEmpty(l) && isEmpty(r))) return LEAF;
+  if (t.kind !== 'map') return 0;
   const lo = isObj(l) ? l : undefined;
   const ro = isObj(r) ? r : undefined;
-  let out: Entry[] | undefined;
+  let n = 0;
   if (ro !== undefined) {
-    for (const k in ro) {
-      if (!Object.hasOwn(ro, k)) continue;
+    // Field elements order by name, as their keys (`f:` + name) do.
+    const keys = Object.keys(ro);
+    if (keys.length > 1) keys.sort();
+    for (const k of keys) {
       const pe = fieldElement(k);
-      const e = visit(lo?.[k], ro[k], keyType(t, k), pe, serializeElement(pe), f, stack);
-      if (e !== undefined) (out ??= []).push(e);
+      const v = visit(lo?.[k], ro[k], keyType(t, k), pe, f, stack);
+      if (v !== undefined) {
+        out[serializeElement(pe)] = v;
+        n++;
+      }
     }
   }
   if (lo !== undefined) {
-    for (const k in lo) {
-      if (!Object.hasOwn(lo, k) || (ro !== undefined && Object.hasOwn(ro, k))) continue;
+    for (const k of Object.keys(lo)) {
+      if (ro !== undefined && Object.hasOwn(ro, k)) continue;
       stack.push(fieldElement(k));
       checkRemoved(lo[k], keyType(t, k), stack);
       stack.pop();
     }
   }
-  return out;
+  return n;
 }
 
 /**
@@ -217,25 +220,30 @@ function walkList(
   t: ListType,
   l: JsonValue[],
   r: JsonValue[],
+  out: FieldsV1,
   f: Filters,
   stack: PathElement[],
-): Entry[] | undefined {
+): number {
   const li = l.length === 0 ? undefined : indexList(t, l, stack);
   const ri = indexList(t, r, stack);
-  let out: Entry[] | undefined;
-  for (let i = 0; i < ri.order.length; i++) {
+  const order = ri.order.map((_, i) => i);
+  if (order.length > 1) {
+    order.sort((a, b) => compareElements(ri.order[a] as PathElement, ri.order[b] as PathElement));
+  }
+  let n = 0;
+  for (const i of order) {
     const pe = ri.order[i] as PathElement;
     const key = ri.keys[i] as string;
     const rl = ri.values.get(key) as JsonValue[];
     const ll = li?.values.get(key) ?? [];
-    let e: Entry | undefined;
+    let v: FieldsV1 | undefined;
     if (ll.length <= 1 && rl.length <= 1) {
-      e = visit(ll[0], rl[0], t.elementType, pe, key, f, stack);
+      v = visit(ll[0], rl[0], t.elementType, pe, f, stack);
     } else if (ll.length >= 2 && rl.length >= 2) {
-      if (!deepEqual(ll, rl)) e = memberOnly(pe, key, f);
+      if (!deepEqual(ll, rl)) v = memberOnly(pe, f);
     } else if (ll.length >= 2) {
       // Duplicated before, single now: the new item is added.
-      e = visit(undefined, rl[0], t.elementType, pe, key, f, stack);
+      v = visit(undefined, rl[0], t.elementType, pe, f, stack);
     } else {
       // Duplicated now: the item is owned as a whole.
       if (ll.length > 0) {
@@ -243,12 +251,15 @@ function walkList(
         checkRemoved(ll[0], t.elementType, stack);
         stack.pop();
       }
-      e = memberOnly(pe, key, f);
+      v = memberOnly(pe, f);
     }
-    if (e !== undefined) (out ??= []).push(e);
+    if (v !== undefined) {
+      out[key] = v;
+      n++;
+    }
   }
   // Items only on the old side are removed: nothing changed there.
-  if (li === undefined) return out;
+  if (li === undefined) return n;
   for (let i = 0; i < li.order.length; i++) {
     const k = li.keys[i] as string;
     if (ri.values.has(k)) continue;
@@ -258,29 +269,12 @@ function walkList(
     checkRemoved(ll[0], t.elementType, stack);
     stack.pop();
   }
-  return out;
+  return n;
 }
 
-/** The entry of a path changed itself, with nothing below it. */
-function memberOnly(pe: PathElement, key: string, f: Filters): Entry | undefined {
+/** The value of a path changed itself, with nothing below it (unless filtered out). */
+function memberOnly(pe: PathElement, f: Filters): FieldsV1 | undefined {
   if (f.reset !== undefined && f.reset.hasMember(pe)) return undefined;
   if (f.strip !== undefined && f.strip.hasMember(pe)) return undefined;
-  return { key, pe, value: {} };
-}
-
-function byElement(a: Entry, b: Entry): number {
-  // Field names order as their keys do (`f:` + name); other elements by their own order.
-  if (a.pe.kind === 'field' && b.pe.kind === 'field') {
-    return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-  }
-  return compareElements(a.pe, b.pe);
-}
-
-/** A level's FieldsV1, `.` first when the node is itself a member, then its elements in order. */
-function encode(entries: Entry[], self: boolean): FieldsV1 {
-  const out: FieldsV1 = {};
-  if (self) out['.'] = {};
-  if (entries.length > 1) entries.sort(byElement);
-  for (const e of entries) out[e.key] = e.value;
-  return out;
+  return {};
 }
