@@ -81,13 +81,16 @@ function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+// Sets are never changed once built: one of each, shared by every write.
+const NO_RESETS = new FieldSet();
+const STATUS_ENDPOINT_RESETS = FieldSet.of(makePath('metadata'), makePath('spec'));
+const MAIN_ENDPOINT_RESETS = FieldSet.of(makePath('status'));
+
 function resetFields(scope: FieldManagerScope): FieldSet {
-  if (!scope.statusSubresource) return new FieldSet();
-  if (scope.subresource === 'status') return FieldSet.of(makePath('metadata'), makePath('spec'));
-  if (scope.subresource === '' || scope.subresource === 'scale') {
-    return FieldSet.of(makePath('status'));
-  }
-  return new FieldSet();
+  if (!scope.statusSubresource) return NO_RESETS;
+  if (scope.subresource === 'status') return STATUS_ENDPOINT_RESETS;
+  if (scope.subresource === '' || scope.subresource === 'scale') return MAIN_ENDPOINT_RESETS;
+  return NO_RESETS;
 }
 
 function context(scope: FieldManagerScope): UpdaterContext {
@@ -155,6 +158,28 @@ function comparable(obj: Obj, scope: FieldManagerScope): Obj {
     }
   }
   return out;
+}
+
+const EMPTY_COMPARABLES = new WeakMap<readonly string[], Map<string, Obj>>();
+
+/**
+ * `comparable(emptyObject(scope))`, built once per type and apiVersion (it is only read:
+ * the walk never writes the values it compares).
+ */
+function emptyComparable(scope: FieldManagerScope): Obj {
+  if (scope.implicitStructs.length === 0) return emptyObject(scope);
+  let byVersion = EMPTY_COMPARABLES.get(scope.implicitStructs);
+  if (byVersion === undefined) {
+    byVersion = new Map();
+    EMPTY_COMPARABLES.set(scope.implicitStructs, byVersion);
+  }
+  const key = `${scope.apiVersion} ${scope.kind}`;
+  let obj = byVersion.get(key);
+  if (obj === undefined) {
+    obj = comparable(emptyObject(scope), scope);
+    byVersion.set(key, obj);
+  }
+  return obj;
 }
 
 function emptyObject(scope: FieldManagerScope): Obj {
@@ -253,7 +278,7 @@ function recordUpdate(
  */
 function createdFields(next: Obj, manager: string, scope: FieldManagerScope): Obj {
   const fields = changedFieldsV1(
-    comparable(emptyObject(scope), scope),
+    emptyComparable(scope),
     comparable(next, scope),
     scope.type,
     resetFields(scope),
@@ -293,6 +318,15 @@ export function updateManagedFields(
   const nextMeta = isObj(next.metadata) ? next.metadata : {};
   let managed: Managed;
   const requested = nextMeta.managedFields;
+  if (live === undefined && requested === undefined) {
+    // A create without managedFields (the usual one): nothing to decode, nobody owned anything.
+    try {
+      return createdFields(next, manager, scope);
+    } catch (err) {
+      if (err instanceof FieldManagerError) return withManagedFields(next, emptyManaged());
+      throw err;
+    }
+  }
   if (scope.subresource !== '' || requested === undefined) {
     managed = decodeOrEmpty(liveMeta.managedFields) ?? emptyManaged();
   } else if (isResetManagedFields(requested)) {
