@@ -20,6 +20,8 @@
  */
 import type { ApiError } from '../../client/errors.js';
 import { statusError } from '../status.js';
+import type { ManagedFieldsEntry } from '../../apimachinery/managed_fields.js';
+import { changedFieldsV1 } from './changed_fields.js';
 import { FieldManagerError } from './errors.js';
 import type { Managed } from './managed_fields.js';
 import {
@@ -79,13 +81,16 @@ function isObj(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+// Sets are never changed once built: one of each, shared by every write.
+const NO_RESETS = new FieldSet();
+const STATUS_ENDPOINT_RESETS = FieldSet.of(makePath('metadata'), makePath('spec'));
+const MAIN_ENDPOINT_RESETS = FieldSet.of(makePath('status'));
+
 function resetFields(scope: FieldManagerScope): FieldSet {
-  if (!scope.statusSubresource) return new FieldSet();
-  if (scope.subresource === 'status') return FieldSet.of(makePath('metadata'), makePath('spec'));
-  if (scope.subresource === '' || scope.subresource === 'scale') {
-    return FieldSet.of(makePath('status'));
-  }
-  return new FieldSet();
+  if (!scope.statusSubresource) return NO_RESETS;
+  if (scope.subresource === 'status') return STATUS_ENDPOINT_RESETS;
+  if (scope.subresource === '' || scope.subresource === 'scale') return MAIN_ENDPOINT_RESETS;
+  return NO_RESETS;
 }
 
 function context(scope: FieldManagerScope): UpdaterContext {
@@ -97,25 +102,84 @@ function context(scope: FieldManagerScope): UpdaterContext {
   };
 }
 
-/** A copy without metadata.managedFields, with the type's implicit structs present. */
+const DOTTED = new Map<string, readonly string[]>();
+
+/** `a.b` as `['a', 'b']`, split once per path (the paths are the built-ins' few). */
+function splitDotted(dotted: string): readonly string[] {
+  let parts = DOTTED.get(dotted);
+  if (parts === undefined) {
+    parts = dotted.split('.');
+    DOTTED.set(dotted, parts);
+  }
+  return parts;
+}
+
+/**
+ * The object without metadata.managedFields and with the type's implicit structs present
+ * (`{}` where missing). Only the objects on the way to a change are copied (never the
+ * object's own nested values, which stay shared and are never written).
+ */
 function comparable(obj: Obj, scope: FieldManagerScope): Obj {
   const out: Obj = { ...obj };
-  if (isObj(out.metadata)) {
-    const meta = { ...out.metadata };
-    delete meta.managedFields;
+  const m = out.metadata;
+  if (isObj(m) && m.managedFields !== undefined) {
+    // A copy without the key (`delete` would leave the copy a slow dictionary).
+    const meta: Obj = {};
+    for (const k of Object.keys(m)) if (k !== 'managedFields') meta[k] = m[k] as JsonValue;
     out.metadata = meta;
   }
+  const copied = new Set<Obj>([out]);
   for (const dotted of scope.implicitStructs) {
-    let cur: Obj = out;
-    for (const part of dotted.split('.')) {
-      const v = cur[part];
-      if (v === undefined) cur[part] = {};
+    const parts = splitDotted(dotted);
+    // Nothing to add when the whole path is there (or blocked by a non-object).
+    let cur: JsonValue | undefined = out;
+    let missing = false;
+    for (const part of parts) {
+      const v: JsonValue | undefined = cur[part];
+      if (v === undefined) {
+        missing = true;
+        break;
+      }
+      if (!isObj(v)) break;
+      cur = v;
+    }
+    if (!missing) continue;
+    let at: Obj = out;
+    for (const part of parts) {
+      const v = at[part];
+      let next: Obj;
+      if (v === undefined) next = {};
       else if (!isObj(v)) break;
-      else cur[part] = { ...v };
-      cur = cur[part];
+      else if (copied.has(v)) next = v;
+      else next = { ...v };
+      copied.add(next);
+      at[part] = next;
+      at = next;
     }
   }
   return out;
+}
+
+const EMPTY_COMPARABLES = new WeakMap<readonly string[], Map<string, Obj>>();
+
+/**
+ * `comparable(emptyObject(scope))`, built once per type and apiVersion (it is only read:
+ * the walk never writes the values it compares).
+ */
+function emptyComparable(scope: FieldManagerScope): Obj {
+  if (scope.implicitStructs.length === 0) return emptyObject(scope);
+  let byVersion = EMPTY_COMPARABLES.get(scope.implicitStructs);
+  if (byVersion === undefined) {
+    byVersion = new Map();
+    EMPTY_COMPARABLES.set(scope.implicitStructs, byVersion);
+  }
+  const key = `${scope.apiVersion} ${scope.kind}`;
+  let obj = byVersion.get(key);
+  if (obj === undefined) {
+    obj = comparable(emptyObject(scope), scope);
+    byVersion.set(key, obj);
+  }
+  return obj;
 }
 
 function emptyObject(scope: FieldManagerScope): Obj {
@@ -208,6 +272,38 @@ function recordUpdate(
 }
 
 /**
+ * {@link updateManagedFields} when nobody owned anything before (a create): the writer's
+ * `Update` entry owns every field the object sets, less the reset and stripped ones —
+ * what {@link recordUpdate} computes from an empty object, without its set bookkeeping.
+ */
+function createdFields(next: Obj, manager: string, scope: FieldManagerScope): Obj {
+  const fields = changedFieldsV1(
+    emptyComparable(scope),
+    comparable(next, scope),
+    scope.type,
+    resetFields(scope),
+    STRIP,
+  );
+  const meta: Obj = isObj(next.metadata) ? { ...next.metadata } : {};
+  if (fields === undefined) {
+    delete meta.managedFields;
+    return { ...next, metadata: meta };
+  }
+  // The entry as encodeManagedFields writes it (its keys in the same order).
+  const entry: ManagedFieldsEntry = {
+    manager: manager === '' ? 'unknown' : manager,
+    operation: 'Update',
+    apiVersion: scope.apiVersion,
+    time: scope.now,
+    fieldsType: 'FieldsV1',
+    fieldsV1: fields,
+  };
+  if (scope.subresource !== '') entry.subresource = scope.subresource;
+  meta.managedFields = [entry] as unknown as JsonValue;
+  return { ...next, metadata: meta };
+}
+
+/**
  * The object to store after a create (`live` undefined), update or non-apply patch by
  * `manager`, with its managedFields recorded. Never fails: an object whose fields cannot
  * be tracked is stored without managedFields, as kube-apiserver does.
@@ -222,6 +318,15 @@ export function updateManagedFields(
   const nextMeta = isObj(next.metadata) ? next.metadata : {};
   let managed: Managed;
   const requested = nextMeta.managedFields;
+  if (live === undefined && requested === undefined) {
+    // A create without managedFields (the usual one): nothing to decode, nobody owned anything.
+    try {
+      return createdFields(next, manager, scope);
+    } catch (err) {
+      if (err instanceof FieldManagerError) return withManagedFields(next, emptyManaged());
+      throw err;
+    }
+  }
   if (scope.subresource !== '' || requested === undefined) {
     managed = decodeOrEmpty(liveMeta.managedFields) ?? emptyManaged();
   } else if (isResetManagedFields(requested)) {
@@ -236,6 +341,7 @@ export function updateManagedFields(
   const bare = withManagedFields(next, emptyManaged());
   if (managed.sets.size === 0 && live !== undefined) return bare;
   try {
+    if (live === undefined && managed.sets.size === 0) return createdFields(next, manager, scope);
     return withManagedFields(
       next,
       recordUpdate(live ?? emptyObject(scope), bare, managed, manager, scope),

@@ -151,8 +151,16 @@ function escapeHtml(text: string): string {
 /** The `FieldsV1` key of an element: `f:name`, `k:{"name":"web"}`, `v:"a"`, `i:0`. */
 export function serializeElement(pe: PathElement): string {
   switch (pe.kind) {
-    case 'field':
-      return `f:${pe.name}`;
+    case 'field': {
+      // The same names recur in every object: one key string each (an object built with
+      // these keys, as FieldsV1 is, then reuses its property lookups).
+      let text = FIELD_KEYS.get(pe.name);
+      if (text === undefined) {
+        text = `f:${pe.name}`;
+        if (FIELD_KEYS.size < MAX_FIELD_KEYS) FIELD_KEYS.set(pe.name, text);
+      }
+      return text;
+    }
     case 'index':
       return `i:${pe.index}`;
     default: {
@@ -160,10 +168,7 @@ export function serializeElement(pe: PathElement): string {
       // it, so its text is kept (elements are never changed once made).
       let text = SERIALIZED.get(pe);
       if (text === undefined) {
-        text =
-          pe.kind === 'key'
-            ? `k:{${pe.fields.map(([n, v]) => `${goJson(n)}:${goJson(v)}`).join(',')}}`
-            : `v:${goJson(pe.value)}`;
+        text = serializeItemElement(pe);
         SERIALIZED.set(pe, text);
       }
       return text;
@@ -171,7 +176,31 @@ export function serializeElement(pe: PathElement): string {
   }
 }
 
+/**
+ * The `FieldsV1` key of a list item's element (`k:…` or `v:…`), not kept: for a walk that
+ * serializes each element once.
+ */
+export function serializeItemElement(pe: PathElement): string {
+  switch (pe.kind) {
+    case 'key': {
+      let text = 'k:{';
+      for (let i = 0; i < pe.fields.length; i++) {
+        const [n, v] = pe.fields[i] as readonly [string, JsonValue];
+        text += `${i > 0 ? ',' : ''}${goJson(n)}:${goJson(v)}`;
+      }
+      return `${text}}`;
+    }
+    case 'value':
+      return `v:${goJson(pe.value)}`;
+    default:
+      return serializeElement(pe);
+  }
+}
+
 const SERIALIZED = new WeakMap<PathElement, string>();
+const FIELD_KEYS = new Map<string, string>();
+/** Field names whose key is kept (label and annotation keys are unbounded). */
+const MAX_FIELD_KEYS = 20_000;
 
 /**
  * Parses a `FieldsV1` key. Returns `undefined` for an unknown element type (the server

@@ -77,6 +77,12 @@ export class FieldSet {
     return this.#children.get(serializeElement(pe))?.set ?? new FieldSet();
   }
 
+  /** The paths under one element, relative to it, or `undefined` when there are none. */
+  below(pe: PathElement): FieldSet | undefined {
+    const c = this.#children.get(serializeElement(pe));
+    return c === undefined || c.set.empty() ? undefined : c.set;
+  }
+
   /** The members directly at this level (not their children), in order. */
   members(): PathElement[] {
     return sortedValues(this.#members, (x) => x);

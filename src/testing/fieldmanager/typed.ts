@@ -18,7 +18,7 @@
 import { FieldManagerError } from './errors.js';
 import type { FieldPath, JsonValue, PathElement } from './path.js';
 import { fieldElement, keyElement, pathToString, serializeElement, valueElement } from './path.js';
-import type { ListType, TypeNode } from './schema.js';
+import type { ListType, MapType, TypeNode } from './schema.js';
 import { fieldType, scalar } from './schema.js';
 import { FieldSet } from './set.js';
 
@@ -50,38 +50,53 @@ const untypedList: ListType = {
 };
 
 /** The effective type of a value: untyped values take the shape of the value. */
-function resolve(t: TypeNode, v: JsonValue | undefined): TypeNode {
+export function resolve(t: TypeNode, v: JsonValue | undefined): TypeNode {
   if (t.kind !== 'untyped') return t;
   if (Array.isArray(v)) return untypedList;
   if (isObj(v)) {
-    return {
-      kind: 'map',
-      fields: new Map(),
-      elementType: t,
-      atomic: false,
-      ...(t.struct ? { openStruct: true } : {}),
-    };
+    // One map type per untyped type (types are never changed once built).
+    let m = UNTYPED_MAPS.get(t);
+    if (m === undefined) {
+      m = {
+        kind: 'map',
+        fields: new Map(),
+        elementType: t,
+        atomic: false,
+        ...(t.struct ? { openStruct: true } : {}),
+      };
+      UNTYPED_MAPS.set(t, m);
+    }
+    return m;
   }
   return scalar;
 }
 
+const UNTYPED_MAPS = new WeakMap<TypeNode, MapType>();
+
 /** Whether the value has the shape the type expects (null counts as an empty list or map). */
-function fits(t: TypeNode, v: JsonValue | undefined): boolean {
+export function fits(t: TypeNode, v: JsonValue | undefined): boolean {
   if (v === undefined || v === null) return true;
   if (t.kind === 'list') return Array.isArray(v);
   if (t.kind === 'map') return isObj(v);
   return !Array.isArray(v) && !isObj(v);
 }
 
-function isEmpty(v: JsonValue | undefined): boolean {
+/** Whether a value is absent, null, or an empty list or map. */
+export function isEmpty(v: JsonValue | undefined): boolean {
   if (v === undefined || v === null) return true;
   if (Array.isArray(v)) return v.length === 0;
-  if (isObj(v)) return Object.keys(v).length === 0;
-  return false;
+  if (typeof v !== 'object') return false;
+  // No key array built: any own key will do.
+  for (const k in v) if (Object.prototype.hasOwnProperty.call(v, k)) return false;
+  return true;
 }
 
 function where(path: FieldPath): string {
   return path.length === 0 ? '' : `${pathToString(path)}: `;
+}
+
+function at(path: FieldPath, index: number): string {
+  return `${where(path)}element ${index}: `;
 }
 
 /**
@@ -95,14 +110,15 @@ export function listItemElement(
   path: FieldPath,
 ): PathElement {
   // Only errors name the place: the text is built when one is thrown.
-  const at = (): string => `${where(path)}element ${index}: `;
   if (t.listType === 'map' && t.keys.length > 0) {
     if (item === null) {
-      throw new FieldManagerError(`${at()}associative list with keys may not have a null element`);
+      throw new FieldManagerError(
+        `${at(path, index)}associative list with keys may not have a null element`,
+      );
     }
     if (!isObj(item)) {
       throw new FieldManagerError(
-        `${at()}associative list with keys may not have non-map elements`,
+        `${at(path, index)}associative list with keys may not have non-map elements`,
       );
     }
     const elem = t.elementType.kind === 'map' ? t.elementType : undefined;
@@ -117,18 +133,20 @@ export function listItemElement(
     }
     if (fields.length === 0) {
       throw new FieldManagerError(
-        `${at()}associative list with keys has an element that omits all key fields ${JSON.stringify(t.keys)} (and doesn't have default values for any key fields)`,
+        `${at(path, index)}associative list with keys has an element that omits all key fields ${JSON.stringify(t.keys)} (and doesn't have default values for any key fields)`,
       );
     }
     return keyElement(fields);
   }
   if (isObj(item)) {
     throw new FieldManagerError(
-      `${at()}associative list without keys has an element that's a map type`,
+      `${at(path, index)}associative list without keys has an element that's a map type`,
     );
   }
   if (Array.isArray(item)) {
-    throw new FieldManagerError(`${at()}not supported: associative list with lists as elements`);
+    throw new FieldManagerError(
+      `${at(path, index)}not supported: associative list with lists as elements`,
+    );
   }
   return valueElement(item);
 }
