@@ -13,8 +13,15 @@
 // - one fresh child process per measurement: it syncs the 50k pods (list, then watch),
 //   then measures process.cpuUsage over each burst, from before the server starts writing
 //   until its handler counted the 50k updates, and the wall time of the same span (the
-//   delivery rate, events/s). The first burst warms the JIT and is not counted; the figure
-//   of a run is the median of the others.
+//   delivery rate, events/s), the event-loop utilisation of the span (perf_hooks: near 1
+//   means the client's main thread was busy, not waiting for bytes) and the share of it
+//   spent in GC pauses (perf_hooks 'gc' entries). The first burst warms the JIT and is not
+//   counted; the figure of a run is the median of the others.
+// - BENCH_TLS=1: the server speaks TLS and offers h2 and HTTP/1.1 (one handler, Node's
+//   compatibility API), as kube-apiserver does; the kit's informer then speaks h2 (ours-h1
+//   keeps it on HTTP/1.1 with DISABLE_HTTP2), client-node HTTP/1.1, and lower-h2 is the raw
+//   loop on an h2 stream (with the kit's window sizes). Every rate and CPU ratio is to the
+//   raw loop on the same connection type.
 //
 // Implementations, interleaved per run:
 // - lower bound: raw HTTP watch, split lines, JSON.parse, Map.set (and a counter);
@@ -28,12 +35,14 @@
 // - client-node 1.4 makeInformer, one 'update' handler counting.
 //
 // Usage: node --expose-gc --import tsx bench/watch.bench.ts   (or: npm run bench -- watch)
+//        BENCH_TLS=1 node --expose-gc --import tsx bench/watch.bench.ts   (h2 against HTTP/1.1)
 // BENCH_IMPLS may add ours-base: the informer of another source tree (BENCH_BASE_SRC, e.g. a
 // `git archive` of the base revision's src/), for a before/after in the same run;
 // BENCH_OURS_SRC points impl ours at another src/ too (a snapshot, so edits during a run
 // do not leak into it).
 // Environment: BENCH_RUNS (default 5), BENCH_N (50000), BENCH_BURSTS (3, first not counted),
-// BENCH_IMPLS (lower,ours,client-node), BENCH_NODE (node binary for the children, e.g. a
+// BENCH_IMPLS (lower,ours,ours-stream,client-node; with BENCH_TLS=1
+// lower,lower-h2,ours,ours-stream,ours-h1,client-node), BENCH_TLS (1), BENCH_NODE (node binary for the children, e.g. a
 // Node 22), BENCH_WRITE (line|batch), BENCH_GZIP (1), BENCH_PROFILE (a directory: each
 // child writes a .cpuprofile of its counted bursts there).
 import { spawn } from 'node:child_process';
