@@ -78,6 +78,13 @@ const WRITE = process.env.BENCH_WRITE === 'batch' ? 'batch' : 'line';
 const GZIP = process.env.BENCH_GZIP === '1';
 /** BENCH_TLS=1: the server speaks TLS and offers h2 (and HTTP/1.1), as kube-apiserver does. */
 const TLS = process.env.BENCH_TLS === '1';
+/**
+ * BENCH_PAIRED=1: each child holds the raw loop on the same connection type beside the
+ * implementation, and their bursts alternate (raw first, then the implementation, then the
+ * other way round): both see the same machine load within seconds, so the per-burst ratios
+ * hold up on a loaded machine where the rates of consecutive children do not.
+ */
+const PAIRED = process.env.BENCH_PAIRED === '1';
 const PROFILE = process.env.BENCH_PROFILE;
 /** A src/ directory of another revision (e.g. a `git archive` of the base): impl `ours-base`. */
 const BASE_SRC = process.env.BENCH_BASE_SRC;
@@ -263,7 +270,9 @@ async function serverMain(n: number): Promise<void> {
       prepare(arg ?? 'b1');
       process.stdout.write('prepared\n');
     } else if (cmd === 'burst') {
-      for (const w of watches) {
+      // `burst i` (BENCH_PAIRED): only the i-th watch opened; otherwise every watch.
+      const targets = arg === undefined ? [...watches] : [[...watches][Number(arg)]!];
+      for (const w of targets) {
         for (const b of prepared) if (!w.write(b)) await w.wait();
         w.flush();
       }
@@ -541,7 +550,7 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
   serverCa = process.env.BENCH_CA;
   // ours-h1: the kit's informer kept on HTTP/1.1 (client-go's DISABLE_HTTP2).
   if (impl === 'ours-h1') process.env.DISABLE_HTTP2 = '1';
-  const make =
+  const make = (impl: Impl): ((u: string, k: number) => Promise<Harness>) =>
     impl === 'lower'
       ? lowerBoundHarness
       : impl === 'lower-h2'
@@ -560,8 +569,17 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
                       k,
                       OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
                     );
-  const h = await make(url, n);
+  // BENCH_PAIRED: the raw loop on the same connection type first (its watch is the server's
+  // watch 0), then the implementation (watch 1), in this one process; `go k` picks which.
+  const hs: Harness[] = [];
+  if (PAIRED) {
+    const raw = await make(rawOf(impl))(url, n);
+    await raw.sync();
+    hs.push(raw);
+  }
+  const h = await make(impl)(url, n);
   await h.sync();
+  hs.push(h);
   process.stdout.write(JSON.stringify({ phase: 'synced' }) + '\n');
   let session: Session | undefined;
   const post = (method: string, params?: object): Promise<unknown> =>
@@ -571,7 +589,8 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
   const rl = createInterface({ input: process.stdin });
   const lines = rl[Symbol.asyncIterator]();
   for (let b = 0; b < bursts; b++) {
-    await lines.next(); // the server prepared the burst
+    const go = await lines.next(); // the server prepared the burst
+    const k = Number(String(go.value ?? '').split(' ')[1] ?? hs.length - 1);
     (globalThis as { gc?: () => void }).gc?.();
     if (PROFILE !== undefined && b === 1) {
       const inspector = await import('node:inspector');
@@ -582,7 +601,7 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
       await post('Profiler.start');
     }
     const cpu0 = process.cpuUsage();
-    const seen = h.updates(n);
+    const seen = hs[k]!.updates(n);
     diag.gcMs = 0;
     const elu0 = performance.eventLoopUtilization();
     const t0 = performance.now();
@@ -608,8 +627,10 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
     session.disconnect();
   }
   rl.close();
-  await h.stop();
-  process.stdout.write(JSON.stringify({ phase: 'end', size: h.size() }) + '\n');
+  for (const x of hs) await x.stop();
+  process.stdout.write(
+    JSON.stringify({ phase: 'end', size: Math.min(...hs.map((x) => x.size())) }) + '\n',
+  );
   process.exit(0);
 }
 
@@ -714,6 +735,128 @@ async function runChild(
   };
 }
 
+/**
+ * BENCH_PAIRED: one child holding the raw loop (watch 0) and `impl` (watch 1); per pair of
+ * bursts (order alternating), the implementation's CPU per event and rate and the raw loop's.
+ */
+async function runPaired(
+  server: ServerProc,
+  impl: Impl,
+): Promise<{ perEvent: number[]; rate: number[]; rawPerEvent: number[]; rawRate: number[] }> {
+  const proc = spawn(
+    CHILD_NODE,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      self,
+      'child',
+      impl,
+      server.url,
+      String(N),
+      String(2 * BURSTS),
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...(server.ca === undefined ? {} : { BENCH_CA: server.ca }) },
+    },
+  );
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const next = lineQueue(proc);
+  const synced = JSON.parse(await next()) as { phase: string };
+  if (synced.phase !== 'synced') throw new Error(`expected synced, got ${synced.phase}`);
+  const out = {
+    perEvent: [] as number[],
+    rate: [] as number[],
+    rawPerEvent: [] as number[],
+    rawRate: [] as number[],
+  };
+  for (let b = 0; b < BURSTS; b++) {
+    for (const k of b % 2 === 0 ? [0, 1] : [1, 0]) {
+      const p = await server.command(`prepare b${b + 1}-${k}`);
+      if (p !== 'prepared') throw new Error(`server said ${p}`);
+      proc.stdin.write(`go ${k}\n`);
+      const ready = JSON.parse(await next()) as { phase: string };
+      if (ready.phase !== 'ready') throw new Error(`expected ready, got ${ready.phase}`);
+      const done = server.command(`burst ${k}`);
+      const r = JSON.parse(await next()) as { cpuMs: number; wallMs: number };
+      const d = await done;
+      if (d !== 'done 2') throw new Error(`server said ${d} (expected two watches)`);
+      if (b === 0 && BURSTS > 1) continue; // the first pair warms up
+      (k === 0 ? out.rawPerEvent : out.perEvent).push((r.cpuMs * 1000) / N);
+      (k === 0 ? out.rawRate : out.rate).push(N / (r.wallMs / 1000));
+    }
+  }
+  const end = JSON.parse(await next()) as { phase: string; size: number };
+  if (end.size !== N) throw new Error(`${impl} ended with ${end.size} of ${N} objects`);
+  const code = await exited;
+  if (code !== 0) throw new Error(`${impl} child exited ${code}`);
+  return out;
+}
+
+async function pairedMain(server: ServerProc): Promise<void> {
+  const impls = IMPLS.filter((i) => !i.startsWith('lower'));
+  const ratios = new Map(
+    impls.map((i) => [
+      i,
+      {
+        cpu: [] as number[],
+        rate: [] as number[],
+        perEvent: [] as number[],
+        rawPerEvent: [] as number[],
+        ev: [] as number[],
+        rawEv: [] as number[],
+      },
+    ]),
+  );
+  for (let r = 0; r < RUNS; r++) {
+    for (const impl of impls) {
+      const x = await runPaired(server, impl);
+      const cpu = x.perEvent.map((v, i) => v / x.rawPerEvent[i]!);
+      const rate = x.rate.map((v, i) => v / x.rawRate[i]!);
+      console.error(
+        `run ${r + 1} ${impl} vs ${rawOf(impl)}: CPU ×raw ${cpu.map((v) => v.toFixed(2)).join(', ')}, ` +
+          `events/s ×raw ${rate.map((v) => v.toFixed(2)).join(', ')} ` +
+          `(${x.rate.map((v) => v.toFixed(0)).join(', ')} against ${x.rawRate.map((v) => v.toFixed(0)).join(', ')})`,
+      );
+      const m = ratios.get(impl)!;
+      m.cpu.push(summarize(cpu).median);
+      m.rate.push(summarize(rate).median);
+      m.perEvent.push(summarize(x.perEvent).median);
+      m.rawPerEvent.push(summarize(x.rawPerEvent).median);
+      m.ev.push(summarize(x.rate).median);
+      m.rawEv.push(summarize(x.rawRate).median);
+    }
+  }
+  const rows = impls.map((impl) => {
+    const m = ratios.get(impl)!;
+    return [
+      labels[impl],
+      labels[rawOf(impl)],
+      `${fmt(summarize(m.perEvent), 1)} µs`,
+      `${fmt(summarize(m.rawPerEvent), 1)} µs`,
+      fmt(summarize(m.cpu), 2) + '×',
+      fmt(summarize(m.ev), 0),
+      fmt(summarize(m.rawEv), 0),
+      fmt(summarize(m.rate), 2) + '×',
+    ];
+  });
+  printTable(
+    `paired: ${N / 1000}k MODIFIED per burst, raw and implementation alternating in one process — median (min–max) over ${RUNS} runs of the per-run median of per-burst ratios`,
+    [
+      'implementation',
+      'raw loop beside it',
+      'CPU / event',
+      'raw CPU / event',
+      'CPU ×raw',
+      'delivery, events/s (wall)',
+      'raw events/s',
+      'events/s ×raw',
+    ],
+    rows,
+  );
+}
+
 const labels: Record<Impl, string> = {
   lower: TLS
     ? 'raw watch, HTTP/1.1 over TLS (split lines, JSON.parse, Map.set)'
@@ -753,6 +896,14 @@ async function main(): Promise<void> {
       `${GZIP ? ', gzip' : ''}; ${RUNS} runs, each in a fresh process, implementations interleaved`,
   );
   const server = await startServerProc(N);
+  if (PAIRED) {
+    try {
+      await pairedMain(server);
+    } finally {
+      await server.close();
+    }
+    return;
+  }
   const results = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
   const rates = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
   const elus = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
