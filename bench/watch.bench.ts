@@ -742,7 +742,14 @@ async function runChild(
 async function runPaired(
   server: ServerProc,
   impl: Impl,
-): Promise<{ perEvent: number[]; rate: number[]; rawPerEvent: number[]; rawRate: number[] }> {
+): Promise<{
+  perEvent: number[];
+  rate: number[];
+  rawPerEvent: number[];
+  rawRate: number[];
+  elu: number[];
+  rawElu: number[];
+}> {
   const proc = spawn(
     CHILD_NODE,
     [
@@ -770,6 +777,8 @@ async function runPaired(
     rate: [] as number[],
     rawPerEvent: [] as number[],
     rawRate: [] as number[],
+    elu: [] as number[],
+    rawElu: [] as number[],
   };
   for (let b = 0; b < BURSTS; b++) {
     for (const k of b % 2 === 0 ? [0, 1] : [1, 0]) {
@@ -779,12 +788,13 @@ async function runPaired(
       const ready = JSON.parse(await next()) as { phase: string };
       if (ready.phase !== 'ready') throw new Error(`expected ready, got ${ready.phase}`);
       const done = server.command(`burst ${k}`);
-      const r = JSON.parse(await next()) as { cpuMs: number; wallMs: number };
+      const r = JSON.parse(await next()) as { cpuMs: number; wallMs: number; elu: number };
       const d = await done;
       if (d !== 'done 2') throw new Error(`server said ${d} (expected two watches)`);
       if (b === 0 && BURSTS > 1) continue; // the first pair warms up
       (k === 0 ? out.rawPerEvent : out.perEvent).push((r.cpuMs * 1000) / N);
       (k === 0 ? out.rawRate : out.rate).push(N / (r.wallMs / 1000));
+      (k === 0 ? out.rawElu : out.elu).push(r.elu);
     }
   }
   const end = JSON.parse(await next()) as { phase: string; size: number };
@@ -817,7 +827,8 @@ async function pairedMain(server: ServerProc): Promise<void> {
       console.error(
         `run ${r + 1} ${impl} vs ${rawOf(impl)}: CPU ×raw ${cpu.map((v) => v.toFixed(2)).join(', ')}, ` +
           `events/s ×raw ${rate.map((v) => v.toFixed(2)).join(', ')} ` +
-          `(${x.rate.map((v) => v.toFixed(0)).join(', ')} against ${x.rawRate.map((v) => v.toFixed(0)).join(', ')})`,
+          `(${x.rate.map((v) => v.toFixed(0)).join(', ')} against ${x.rawRate.map((v) => v.toFixed(0)).join(', ')}), ` +
+          `ELU ${x.elu.map((v) => v.toFixed(2)).join(', ')} against ${x.rawElu.map((v) => v.toFixed(2)).join(', ')}`,
       );
       const m = ratios.get(impl)!;
       m.cpu.push(summarize(cpu).median);
