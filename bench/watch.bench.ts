@@ -34,6 +34,11 @@
 //   which then carries the bursts, as kube-apiserver's does);
 // - client-node 1.4 makeInformer, one 'update' handler counting.
 //
+// - BENCH_PAIRED=1: each child holds the raw loop on the same connection type beside the
+//   implementation (two watches on the server) and their bursts alternate, so both see the
+//   same machine load within seconds; the table gives the per-burst ratios (the rates of
+//   consecutive children, above, move with the load of a shared machine).
+//
 // Usage: node --expose-gc --import tsx bench/watch.bench.ts   (or: npm run bench -- watch)
 //        BENCH_TLS=1 node --expose-gc --import tsx bench/watch.bench.ts   (h2 against HTTP/1.1)
 // BENCH_IMPLS may add ours-base: the informer of another source tree (BENCH_BASE_SRC, e.g. a
@@ -42,7 +47,8 @@
 // do not leak into it).
 // Environment: BENCH_RUNS (default 5), BENCH_N (50000), BENCH_BURSTS (3, first not counted),
 // BENCH_IMPLS (lower,ours,ours-stream,client-node; with BENCH_TLS=1
-// lower,lower-h2,ours,ours-stream,ours-h1,client-node), BENCH_TLS (1), BENCH_NODE (node binary for the children, e.g. a
+// lower,lower-h2,ours,ours-stream,ours-h1,client-node), BENCH_TLS (1), BENCH_PAIRED (1:
+// BENCH_BURSTS is then the number of burst pairs), BENCH_NODE (node binary for the children, e.g. a
 // Node 22), BENCH_WRITE (line|batch), BENCH_GZIP (1), BENCH_PROFILE (a directory: each
 // child writes a .cpuprofile of its counted bursts there).
 import { spawn } from 'node:child_process';
