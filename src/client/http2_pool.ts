@@ -140,9 +140,9 @@ export class Http2Connection {
   release(): void {
     if (--this.active > 0) return;
     this.#stopTimers();
-    if (this.session.destroyed || this.session.closed) return;
+    if (this.session.destroyed) return;
     this.session.unref();
-    this.#armClose();
+    if (!this.session.closed) this.#armClose();
   }
 
   /** Stops the health check timers. */
