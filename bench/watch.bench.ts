@@ -586,7 +586,9 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
   const h = await make(impl)(url, n);
   await h.sync();
   hs.push(h);
-  process.stdout.write(JSON.stringify({ phase: 'synced' }) + '\n');
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+  process.stdout.write(JSON.stringify({ phase: 'synced', heapMiB }) + '\n');
   let session: Session | undefined;
   const post = (method: string, params?: object): Promise<unknown> =>
     new Promise((resolve, reject) =>
@@ -702,8 +704,9 @@ async function runChild(
   );
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const next = lineQueue(proc);
-  const synced = JSON.parse(await next()) as { phase: string };
+  const synced = JSON.parse(await next()) as { phase: string; heapMiB: number };
   if (synced.phase !== 'synced') throw new Error(`expected synced, got ${synced.phase}`);
+  console.error(`${impl}: heap after sync (after GC) ${synced.heapMiB.toFixed(1)} MiB`);
   const perEvent: number[] = [];
   const rate: number[] = [];
   const elu: number[] = [];
