@@ -13,8 +13,15 @@
 // - one fresh child process per measurement: it syncs the 50k pods (list, then watch),
 //   then measures process.cpuUsage over each burst, from before the server starts writing
 //   until its handler counted the 50k updates, and the wall time of the same span (the
-//   delivery rate, events/s). The first burst warms the JIT and is not counted; the figure
-//   of a run is the median of the others.
+//   delivery rate, events/s), the event-loop utilisation of the span (perf_hooks: near 1
+//   means the client's main thread was busy, not waiting for bytes) and the share of it
+//   spent in GC pauses (perf_hooks 'gc' entries). The first burst warms the JIT and is not
+//   counted; the figure of a run is the median of the others.
+// - BENCH_TLS=1: the server speaks TLS and offers h2 and HTTP/1.1 (one handler, Node's
+//   compatibility API), as kube-apiserver does; the kit's informer then speaks h2 (ours-h1
+//   keeps it on HTTP/1.1 with DISABLE_HTTP2), client-node HTTP/1.1, and lower-h2 is the raw
+//   loop on an h2 stream (with the kit's window sizes). Every rate and CPU ratio is to the
+//   raw loop on the same connection type.
 //
 // Implementations, interleaved per run:
 // - lower bound: raw HTTP watch, split lines, JSON.parse, Map.set (and a counter);
@@ -27,19 +34,31 @@
 //   which then carries the bursts, as kube-apiserver's does);
 // - client-node 1.4 makeInformer, one 'update' handler counting.
 //
+// - BENCH_PAIRED=1: each child holds the raw loop on the same connection type beside the
+//   implementation (two watches on the server) and their bursts alternate, so both see the
+//   same machine load within seconds; the table gives the per-burst ratios (the rates of
+//   consecutive children, above, move with the load of a shared machine).
+//
 // Usage: node --expose-gc --import tsx bench/watch.bench.ts   (or: npm run bench -- watch)
+//        BENCH_TLS=1 node --expose-gc --import tsx bench/watch.bench.ts   (h2 against HTTP/1.1)
 // BENCH_IMPLS may add ours-base: the informer of another source tree (BENCH_BASE_SRC, e.g. a
 // `git archive` of the base revision's src/), for a before/after in the same run;
 // BENCH_OURS_SRC points impl ours at another src/ too (a snapshot, so edits during a run
 // do not leak into it).
 // Environment: BENCH_RUNS (default 5), BENCH_N (50000), BENCH_BURSTS (3, first not counted),
-// BENCH_IMPLS (lower,ours,client-node), BENCH_NODE (node binary for the children, e.g. a
+// BENCH_IMPLS (lower,ours,ours-stream,client-node; with BENCH_TLS=1
+// lower,lower-h2,ours,ours-stream,ours-h1,client-node), BENCH_TLS (1), BENCH_PAIRED (1:
+// BENCH_BURSTS is then the number of burst pairs), BENCH_NODE (node binary for the children, e.g. a
 // Node 22), BENCH_WRITE (line|batch), BENCH_GZIP (1), BENCH_PROFILE (a directory: each
 // child writes a .cpuprofile of its counted bursts there).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { createServer, request } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import * as http2 from 'node:http2';
+import { request as httpsRequest } from 'node:https';
+import { PerformanceObserver, performance } from 'node:perf_hooks';
 import type { ServerResponse } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -63,16 +82,68 @@ const BURSTS = Number(process.env.BENCH_BURSTS ?? 3);
 const CHILD_NODE = process.env.BENCH_NODE ?? process.execPath;
 const WRITE = process.env.BENCH_WRITE === 'batch' ? 'batch' : 'line';
 const GZIP = process.env.BENCH_GZIP === '1';
+/** BENCH_TLS=1: the server speaks TLS and offers h2 (and HTTP/1.1), as kube-apiserver does. */
+const TLS = process.env.BENCH_TLS === '1';
+/**
+ * BENCH_PAIRED=1: each child holds the raw loop on the same connection type beside the
+ * implementation, and their bursts alternate (raw first, then the implementation, then the
+ * other way round): both see the same machine load within seconds, so the per-burst ratios
+ * hold up on a loaded machine where the rates of consecutive children do not.
+ */
+const PAIRED = process.env.BENCH_PAIRED === '1';
 const PROFILE = process.env.BENCH_PROFILE;
 /** A src/ directory of another revision (e.g. a `git archive` of the base): impl `ours-base`. */
 const BASE_SRC = process.env.BENCH_BASE_SRC;
 /** The src/ directory of impl `ours` (default this checkout's). */
 const OURS_SRC = process.env.BENCH_OURS_SRC;
 
-type Impl = 'lower' | 'lower-gzip' | 'ours' | 'ours-stream' | 'ours-base' | 'client-node';
+type Impl =
+  | 'lower'
+  | 'lower-h2'
+  | 'lower-gzip'
+  | 'ours'
+  | 'ours-stream'
+  | 'ours-h1'
+  | 'ours-base'
+  | 'client-node';
 const IMPLS = (
-  process.env.BENCH_IMPLS ?? (GZIP ? 'lower,lower-gzip,ours,client-node' : 'lower,ours,client-node')
+  process.env.BENCH_IMPLS ??
+  (GZIP
+    ? 'lower,lower-gzip,ours,client-node'
+    : TLS
+      ? 'lower,lower-h2,ours,ours-stream,ours-h1,client-node'
+      : 'lower,ours,ours-stream,client-node')
 ).split(',') as Impl[];
+
+/**
+ * The raw loop on the same connection type as `impl`: over TLS the kit's informer speaks h2
+ * (unless ours-h1), client-node and the plain `lower` HTTP/1.1.
+ */
+function rawOf(impl: Impl): Impl {
+  if (GZIP) return 'lower-gzip';
+  if (
+    TLS &&
+    (impl === 'ours' || impl === 'ours-stream' || impl === 'ours-base' || impl === 'lower-h2')
+  )
+    return 'lower-h2';
+  return 'lower';
+}
+
+/** The CA of the TLS server (BENCH_TLS=1), handed to the children. */
+let serverCa: string | undefined;
+
+/** An HTTP/1.1 request to the bench server (over TLS with BENCH_TLS=1). */
+function request(
+  url: string,
+  options: RequestOptions | ((res: IncomingMessage) => void),
+  callback?: (res: IncomingMessage) => void,
+): ReturnType<typeof httpRequest> {
+  const opts = typeof options === 'function' ? {} : options;
+  const cb = typeof options === 'function' ? options : callback;
+  return url.startsWith('https:')
+    ? httpsRequest(url, { ...opts, ca: serverCa }, cb)
+    : httpRequest(url, opts, cb);
+}
 
 /** The pod of the harness: the bench pod without status.conditions (3.9 KB of JSON). */
 function harnessPod(i: number, rv: string, burst?: string): object {
@@ -116,7 +187,7 @@ async function serverMain(n: number): Promise<void> {
   }
   items.length = 0;
   const watches = new Set<{ write(b: Buffer): boolean; wait(): Promise<void>; flush(): void }>();
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/api/v1/pods') {
       res.writeHead(404).end();
@@ -156,10 +227,24 @@ async function serverMain(n: number): Promise<void> {
     };
     res.on('close', drop);
     req.on('close', drop);
-  });
+  };
+  let ca: string | undefined;
+  let server: ReturnType<typeof createServer> | http2.Http2SecureServer;
+  if (TLS) {
+    const { generateTestCertificates } = await import('../src/testing/certs.js');
+    const certs = await generateTestCertificates();
+    ca = certs.caCert;
+    // The compatibility API: the same handler answers h2 streams and HTTP/1.1 requests.
+    server = http2.createSecureServer(
+      { key: certs.serverKey, cert: certs.serverCert, allowHTTP1: true },
+      handler as unknown as (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void,
+    );
+  } else server = createServer(handler);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
-  process.stdout.write(JSON.stringify({ url: `http://127.0.0.1:${port}` }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ url: `${TLS ? 'https' : 'http'}://127.0.0.1:${port}`, ca }) + '\n',
+  );
   let prepared: Buffer[] = [];
   const prepare = (tag: string): void => {
     const lines: Buffer[] = [];
@@ -191,7 +276,9 @@ async function serverMain(n: number): Promise<void> {
       prepare(arg ?? 'b1');
       process.stdout.write('prepared\n');
     } else if (cmd === 'burst') {
-      for (const w of watches) {
+      // `burst i` (BENCH_PAIRED): only the i-th watch opened; otherwise every watch.
+      const targets = arg === undefined ? [...watches] : [[...watches][Number(arg)]!];
+      for (const w of targets) {
         for (const b of prepared) if (!w.write(b)) await w.wait();
         w.flush();
       }
@@ -201,7 +288,7 @@ async function serverMain(n: number): Promise<void> {
       break;
     }
   }
-  server.closeAllConnections();
+  if ('closeAllConnections' in server) server.closeAllConnections();
   server.close();
   process.exit(0);
 }
@@ -244,7 +331,11 @@ async function kubeConfig(url: string): Promise<KubeConfig> {
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+    clusters: [
+      serverCa === undefined
+        ? { name: 'c', server: url, skipTLSVerify: true }
+        : { name: 'c', server: url, caData: Buffer.from(serverCa).toString('base64') },
+    ],
     users: [{ name: 'u' }],
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
@@ -313,6 +404,69 @@ async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<
     size: () => map.size,
     async stop() {
       req?.destroy();
+    },
+  };
+}
+
+/** The raw loop over h2: one session, the list and the watch as streams on it. */
+async function lowerH2Harness(url: string, n: number): Promise<Harness> {
+  const map = new Map<string, unknown>();
+  const updates = counter();
+  // The kit's window sizes (src/client/http2_pool.ts), so that flow control is the same.
+  const session = http2.connect(url, {
+    ca: serverCa,
+    settings: { initialWindowSize: 1 << 20, enablePush: false },
+  });
+  await new Promise<void>((resolve, reject) => {
+    session.once('remoteSettings', () => resolve());
+    session.once('error', reject);
+  });
+  session.setLocalWindowSize(16 << 20);
+  const get = (path: string): Promise<Buffer> =>
+    new Promise<Buffer>((resolve, reject) => {
+      const parts: Buffer[] = [];
+      const s = session.request({ ':path': path });
+      s.on('data', (c: Buffer) => parts.push(c));
+      s.on('end', () => resolve(Buffer.concat(parts)));
+      s.on('error', reject);
+    });
+  let watch: http2.ClientHttp2Stream | undefined;
+  return {
+    async sync() {
+      const list = JSON.parse((await get('/api/v1/pods')).toString('utf8')) as {
+        metadata: { resourceVersion: string };
+        items: { metadata: { namespace: string; name: string } }[];
+      };
+      for (const o of list.items) map.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
+      if (map.size !== n) throw new Error(`lower-h2 listed ${map.size} of ${n}`);
+      const rv = list.metadata.resourceVersion;
+      await new Promise<void>((resolve, reject) => {
+        const s = session.request({ ':path': `/api/v1/pods?watch=1&resourceVersion=${rv}` });
+        watch = s;
+        let pending = '';
+        s.on('data', (chunk: Buffer) => {
+          const text = pending + chunk.toString('utf8');
+          let from = 0;
+          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
+            const ev = JSON.parse(text.slice(from, nl)) as {
+              type: string;
+              object: { metadata: { namespace: string; name: string } };
+            };
+            map.set(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`, ev.object);
+            if (ev.type === 'MODIFIED') updates.bump();
+            from = nl + 1;
+          }
+          pending = text.slice(from);
+        });
+        s.on('response', () => resolve());
+        s.on('error', reject);
+      });
+    },
+    updates: (k) => updates.wait(updates.count + k),
+    size: () => map.size,
+    async stop() {
+      watch?.close();
+      session.destroy();
     },
   };
 }
@@ -388,27 +542,53 @@ async function clientNodeHarness(url: string, n: number): Promise<Harness> {
   };
 }
 
+/** Per burst: the main thread's GC pauses (PerformanceObserver 'gc' entries), in ms. */
+const diag = { gcMs: 0 };
+
+function installDiagnostics(): void {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) diag.gcMs += e.duration;
+  }).observe({ entryTypes: ['gc'] });
+}
+
 async function childMain(impl: Impl, url: string, n: number, bursts: number): Promise<void> {
-  const make =
+  installDiagnostics();
+  serverCa = process.env.BENCH_CA;
+  // ours-h1: the kit's informer kept on HTTP/1.1 (client-go's DISABLE_HTTP2).
+  if (impl === 'ours-h1') process.env.DISABLE_HTTP2 = '1';
+  const make = (impl: Impl): ((u: string, k: number) => Promise<Harness>) =>
     impl === 'lower'
       ? lowerBoundHarness
-      : impl === 'lower-gzip'
-        ? (u: string, k: number) => lowerBoundHarness(u, k, true)
-        : impl === 'client-node'
-          ? clientNodeHarness
-          : impl === 'ours-stream'
-            ? (u: string, k: number) => oursHarness(u, k, undefined, true)
-            : impl === 'ours-base'
-              ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
-              : (u: string, k: number) =>
-                  oursHarness(
-                    u,
-                    k,
-                    OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
-                  );
-  const h = await make(url, n);
+      : impl === 'lower-h2'
+        ? lowerH2Harness
+        : impl === 'lower-gzip'
+          ? (u: string, k: number) => lowerBoundHarness(u, k, true)
+          : impl === 'client-node'
+            ? clientNodeHarness
+            : impl === 'ours-stream'
+              ? (u: string, k: number) => oursHarness(u, k, undefined, true)
+              : impl === 'ours-base'
+                ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
+                : (u: string, k: number) =>
+                    oursHarness(
+                      u,
+                      k,
+                      OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
+                    );
+  // BENCH_PAIRED: the raw loop on the same connection type first (its watch is the server's
+  // watch 0), then the implementation (watch 1), in this one process; `go k` picks which.
+  const hs: Harness[] = [];
+  if (PAIRED) {
+    const raw = await make(rawOf(impl))(url, n);
+    await raw.sync();
+    hs.push(raw);
+  }
+  const h = await make(impl)(url, n);
   await h.sync();
-  process.stdout.write(JSON.stringify({ phase: 'synced' }) + '\n');
+  hs.push(h);
+  (globalThis as { gc?: () => void }).gc?.();
+  const heapMiB = process.memoryUsage().heapUsed / 2 ** 20;
+  process.stdout.write(JSON.stringify({ phase: 'synced', heapMiB }) + '\n');
   let session: Session | undefined;
   const post = (method: string, params?: object): Promise<unknown> =>
     new Promise((resolve, reject) =>
@@ -417,7 +597,8 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
   const rl = createInterface({ input: process.stdin });
   const lines = rl[Symbol.asyncIterator]();
   for (let b = 0; b < bursts; b++) {
-    await lines.next(); // the server prepared the burst
+    const go = await lines.next(); // the server prepared the burst
+    const k = Number(String(go.value ?? '').split(' ')[1] ?? hs.length - 1);
     (globalThis as { gc?: () => void }).gc?.();
     if (PROFILE !== undefined && b === 1) {
       const inspector = await import('node:inspector');
@@ -428,13 +609,24 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
       await post('Profiler.start');
     }
     const cpu0 = process.cpuUsage();
-    const seen = h.updates(n);
+    const seen = hs[k]!.updates(n);
+    diag.gcMs = 0;
+    const elu0 = performance.eventLoopUtilization();
     const t0 = performance.now();
     process.stdout.write(JSON.stringify({ phase: 'ready' }) + '\n');
     await seen;
     const ms = cpuMs(cpu0);
     const wallMs = performance.now() - t0;
-    process.stdout.write(JSON.stringify({ phase: 'burst', cpuMs: ms, wallMs }) + '\n');
+    const elu = performance.eventLoopUtilization(elu0).utilization;
+    process.stdout.write(
+      JSON.stringify({
+        phase: 'burst',
+        cpuMs: ms,
+        wallMs,
+        elu,
+        gcMs: diag.gcMs,
+      }) + '\n',
+    );
   }
   if (session !== undefined) {
     const { profile } = (await post('Profiler.stop')) as { profile: unknown };
@@ -443,8 +635,10 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
     session.disconnect();
   }
   rl.close();
-  await h.stop();
-  process.stdout.write(JSON.stringify({ phase: 'end', size: h.size() }) + '\n');
+  for (const x of hs) await x.stop();
+  process.stdout.write(
+    JSON.stringify({ phase: 'end', size: Math.min(...hs.map((x) => x.size())) }) + '\n',
+  );
   process.exit(0);
 }
 
@@ -462,6 +656,8 @@ function lineQueue(proc: ChildProcess): () => Promise<string> {
 
 interface ServerProc {
   url: string;
+  /** The server's CA (BENCH_TLS=1). */
+  ca: string | undefined;
   command(cmd: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -473,9 +669,10 @@ async function startServerProc(n: number): Promise<ServerProc> {
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const next = lineQueue(proc);
-  const { url } = JSON.parse(await next()) as { url: string };
+  const { url, ca } = JSON.parse(await next()) as { url: string; ca?: string };
   return {
     url,
+    ca,
     async command(cmd) {
       proc.stdin.write(`${cmd}\n`);
       return next();
@@ -491,18 +688,29 @@ async function startServerProc(n: number): Promise<ServerProc> {
 async function runChild(
   server: ServerProc,
   impl: Impl,
-): Promise<{ perEvent: number[]; rate: number[] }> {
+): Promise<{
+  perEvent: number[];
+  rate: number[];
+  elu: number[];
+  gcShare: number[];
+}> {
   const proc = spawn(
     CHILD_NODE,
     ['--expose-gc', '--import', 'tsx', self, 'child', impl, server.url, String(N), String(BURSTS)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: server.ca === undefined ? process.env : { ...process.env, BENCH_CA: server.ca },
+    },
   );
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   const next = lineQueue(proc);
-  const synced = JSON.parse(await next()) as { phase: string };
+  const synced = JSON.parse(await next()) as { phase: string; heapMiB: number };
   if (synced.phase !== 'synced') throw new Error(`expected synced, got ${synced.phase}`);
+  console.error(`${impl}: heap after sync (after GC) ${synced.heapMiB.toFixed(1)} MiB`);
   const perEvent: number[] = [];
   const rate: number[] = [];
+  const elu: number[] = [];
+  const gcShare: number[] = [];
   for (let b = 0; b < BURSTS; b++) {
     const p = await server.command(`prepare b${b + 1}`);
     if (p !== 'prepared') throw new Error(`server said ${p}`);
@@ -510,25 +718,174 @@ async function runChild(
     const ready = JSON.parse(await next()) as { phase: string };
     if (ready.phase !== 'ready') throw new Error(`expected ready, got ${ready.phase}`);
     const done = server.command('burst');
-    const r = JSON.parse(await next()) as { cpuMs: number; wallMs: number };
+    const r = JSON.parse(await next()) as {
+      cpuMs: number;
+      wallMs: number;
+      elu: number;
+      gcMs: number;
+    };
     const d = await done;
     if (d !== 'done 1') throw new Error(`server said ${d} (expected one watch)`);
     perEvent.push((r.cpuMs * 1000) / N);
     rate.push(N / (r.wallMs / 1000));
+    elu.push(r.elu);
+    gcShare.push(r.gcMs / r.wallMs);
   }
   const end = JSON.parse(await next()) as { phase: string; size: number };
   if (end.size !== N) throw new Error(`${impl} ended with ${end.size} of ${N} objects`);
   const code = await exited;
   if (code !== 0) throw new Error(`${impl} child exited ${code}`);
   const counted = BURSTS > 1 ? 1 : 0;
-  return { perEvent: perEvent.slice(counted), rate: rate.slice(counted) };
+  return {
+    perEvent: perEvent.slice(counted),
+    rate: rate.slice(counted),
+    elu: elu.slice(counted),
+    gcShare: gcShare.slice(counted),
+  };
+}
+
+/**
+ * BENCH_PAIRED: one child holding the raw loop (watch 0) and `impl` (watch 1); per pair of
+ * bursts (order alternating), the implementation's CPU per event and rate and the raw loop's.
+ */
+async function runPaired(
+  server: ServerProc,
+  impl: Impl,
+): Promise<{
+  perEvent: number[];
+  rate: number[];
+  rawPerEvent: number[];
+  rawRate: number[];
+  elu: number[];
+  rawElu: number[];
+}> {
+  const proc = spawn(
+    CHILD_NODE,
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      self,
+      'child',
+      impl,
+      server.url,
+      String(N),
+      String(2 * BURSTS),
+    ],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...(server.ca === undefined ? {} : { BENCH_CA: server.ca }) },
+    },
+  );
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const next = lineQueue(proc);
+  const synced = JSON.parse(await next()) as { phase: string };
+  if (synced.phase !== 'synced') throw new Error(`expected synced, got ${synced.phase}`);
+  const out = {
+    perEvent: [] as number[],
+    rate: [] as number[],
+    rawPerEvent: [] as number[],
+    rawRate: [] as number[],
+    elu: [] as number[],
+    rawElu: [] as number[],
+  };
+  for (let b = 0; b < BURSTS; b++) {
+    for (const k of b % 2 === 0 ? [0, 1] : [1, 0]) {
+      const p = await server.command(`prepare b${b + 1}-${k}`);
+      if (p !== 'prepared') throw new Error(`server said ${p}`);
+      proc.stdin.write(`go ${k}\n`);
+      const ready = JSON.parse(await next()) as { phase: string };
+      if (ready.phase !== 'ready') throw new Error(`expected ready, got ${ready.phase}`);
+      const done = server.command(`burst ${k}`);
+      const r = JSON.parse(await next()) as { cpuMs: number; wallMs: number; elu: number };
+      const d = await done;
+      if (d !== 'done 2') throw new Error(`server said ${d} (expected two watches)`);
+      if (b === 0 && BURSTS > 1) continue; // the first pair warms up
+      (k === 0 ? out.rawPerEvent : out.perEvent).push((r.cpuMs * 1000) / N);
+      (k === 0 ? out.rawRate : out.rate).push(N / (r.wallMs / 1000));
+      (k === 0 ? out.rawElu : out.elu).push(r.elu);
+    }
+  }
+  const end = JSON.parse(await next()) as { phase: string; size: number };
+  if (end.size !== N) throw new Error(`${impl} ended with ${end.size} of ${N} objects`);
+  const code = await exited;
+  if (code !== 0) throw new Error(`${impl} child exited ${code}`);
+  return out;
+}
+
+async function pairedMain(server: ServerProc): Promise<void> {
+  const impls = IMPLS.filter((i) => !i.startsWith('lower'));
+  const ratios = new Map(
+    impls.map((i) => [
+      i,
+      {
+        cpu: [] as number[],
+        rate: [] as number[],
+        perEvent: [] as number[],
+        rawPerEvent: [] as number[],
+        ev: [] as number[],
+        rawEv: [] as number[],
+      },
+    ]),
+  );
+  for (let r = 0; r < RUNS; r++) {
+    for (const impl of impls) {
+      const x = await runPaired(server, impl);
+      const cpu = x.perEvent.map((v, i) => v / x.rawPerEvent[i]!);
+      const rate = x.rate.map((v, i) => v / x.rawRate[i]!);
+      console.error(
+        `run ${r + 1} ${impl} vs ${rawOf(impl)}: CPU ×raw ${cpu.map((v) => v.toFixed(2)).join(', ')}, ` +
+          `events/s ×raw ${rate.map((v) => v.toFixed(2)).join(', ')} ` +
+          `(${x.rate.map((v) => v.toFixed(0)).join(', ')} against ${x.rawRate.map((v) => v.toFixed(0)).join(', ')}), ` +
+          `ELU ${x.elu.map((v) => v.toFixed(2)).join(', ')} against ${x.rawElu.map((v) => v.toFixed(2)).join(', ')}`,
+      );
+      const m = ratios.get(impl)!;
+      m.cpu.push(summarize(cpu).median);
+      m.rate.push(summarize(rate).median);
+      m.perEvent.push(summarize(x.perEvent).median);
+      m.rawPerEvent.push(summarize(x.rawPerEvent).median);
+      m.ev.push(summarize(x.rate).median);
+      m.rawEv.push(summarize(x.rawRate).median);
+    }
+  }
+  const rows = impls.map((impl) => {
+    const m = ratios.get(impl)!;
+    return [
+      labels[impl],
+      labels[rawOf(impl)],
+      `${fmt(summarize(m.perEvent), 1)} µs`,
+      `${fmt(summarize(m.rawPerEvent), 1)} µs`,
+      fmt(summarize(m.cpu), 2) + '×',
+      fmt(summarize(m.ev), 0),
+      fmt(summarize(m.rawEv), 0),
+      fmt(summarize(m.rate), 2) + '×',
+    ];
+  });
+  printTable(
+    `paired: ${N / 1000}k MODIFIED per burst, raw and implementation alternating in one process — median (min–max) over ${RUNS} runs of the per-run median of per-burst ratios`,
+    [
+      'implementation',
+      'raw loop beside it',
+      'CPU / event',
+      'raw CPU / event',
+      'CPU ×raw',
+      'delivery, events/s (wall)',
+      'raw events/s',
+      'events/s ×raw',
+    ],
+    rows,
+  );
 }
 
 const labels: Record<Impl, string> = {
-  lower: 'lower bound (raw watch: split lines, JSON.parse, Map.set)',
+  lower: TLS
+    ? 'raw watch, HTTP/1.1 over TLS (split lines, JSON.parse, Map.set)'
+    : 'lower bound (raw watch: split lines, JSON.parse, Map.set)',
+  'lower-h2': 'raw watch, h2 (the same loop on an http2 stream)',
   'lower-gzip': 'lower bound, asking for gzip (+ zlib gunzip stream)',
-  ours: 'SharedIndexInformer, one counting handler (paged-list sync)',
-  'ours-stream': 'SharedIndexInformer, streaming-list sync (watchList: true)',
+  ours: `SharedIndexInformer, one counting handler (paged-list sync)${TLS ? ', h2' : ''}`,
+  'ours-stream': `SharedIndexInformer, streaming-list sync (watchList: true)${TLS ? ', h2' : ''}`,
+  'ours-h1': 'SharedIndexInformer, paged-list sync, HTTP/1.1 over TLS (DISABLE_HTTP2)',
   'ours-base': 'SharedIndexInformer before this change (BENCH_BASE_SRC)',
   'client-node': '@kubernetes/client-node 1.4 makeInformer',
 };
@@ -559,53 +916,67 @@ async function main(): Promise<void> {
       `${GZIP ? ', gzip' : ''}; ${RUNS} runs, each in a fresh process, implementations interleaved`,
   );
   const server = await startServerProc(N);
+  if (PAIRED) {
+    try {
+      await pairedMain(server);
+    } finally {
+      await server.close();
+    }
+    return;
+  }
   const results = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
   const rates = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
+  const elus = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
+  const gcShares = new Map<Impl, number[]>(IMPLS.map((i) => [i, []]));
   try {
     for (let r = 0; r < RUNS; r++) {
       for (const impl of IMPLS) {
-        const { perEvent: bursts, rate } = await runChild(server, impl);
+        const { perEvent: bursts, rate, elu, gcShare } = await runChild(server, impl);
         console.error(
           `run ${r + 1} ${impl}: ${bursts.map((b) => b.toFixed(1)).join(', ')} µs/event, ` +
-            `${rate.map((x) => x.toFixed(0)).join(', ')} events/s`,
+            `${rate.map((x) => x.toFixed(0)).join(', ')} events/s, ELU ` +
+            `${elu.map((x) => x.toFixed(2)).join(', ')}, GC pauses ` +
+            `${gcShare.map((x) => (x * 100).toFixed(0) + '%').join(', ')}`,
         );
         results.get(impl)!.push(summarize(bursts).median);
         rates.get(impl)!.push(summarize(rate).median);
+        elus.get(impl)!.push(summarize(elu).median);
+        gcShares.get(impl)!.push(summarize(gcShare).median);
       }
     }
   } finally {
     await server.close();
   }
-  const lb = results.get('lower');
-  const lbS = lb === undefined ? undefined : summarize(lb);
-  // With gzip, the bound that inflates too is the fair one for a client that asks for gzip.
-  const lbz = results.get('lower-gzip');
-  const lbzS = lbz === undefined ? undefined : summarize(lbz);
+  // Ratios per run (implementations are interleaved), each to the raw loop on the same
+  // connection type (rawOf), then the median of those ratios.
+  const perRun = (m: Map<Impl, number[]>, impl: Impl): string => {
+    const raw = m.get(rawOf(impl));
+    const xs = m.get(impl)!;
+    if (raw === undefined) return '–';
+    return fmt(summarize(xs.map((x, i) => x / raw[i]!)), 2) + '×';
+  };
   const rows: string[][] = [];
   for (const impl of IMPLS) {
-    const xs = results.get(impl)!;
-    const s: Summary = summarize(xs);
-    const row = [labels[impl], `${fmt(s, 1)} µs`];
-    if (lb !== undefined && lbS !== undefined) {
-      row.push((s.median / lbS.median).toFixed(2) + '×');
-      row.push(fmt(summarize(xs.map((x, i) => x / lb[i]!)), 2) + '×');
-    }
-    if (lbz !== undefined && lbzS !== undefined) {
-      row.push((s.median / lbzS.median).toFixed(2) + '×');
-      row.push(fmt(summarize(xs.map((x, i) => x / lbz[i]!)), 2) + '×');
-    }
-    const rs = rates.get(impl)!;
-    row.push(fmt(summarize(rs), 0));
-    const lbRates = rates.get(GZIP && lbz !== undefined ? 'lower-gzip' : 'lower');
-    if (lbRates !== undefined) row.push(fmt(summarize(rs.map((x, i) => x / lbRates[i]!)), 2) + '×');
-    rows.push(row);
+    const s: Summary = summarize(results.get(impl)!);
+    rows.push([
+      labels[impl],
+      `${fmt(s, 1)} µs`,
+      perRun(results, impl),
+      fmt(summarize(rates.get(impl)!), 0),
+      perRun(rates, impl),
+      summarize(elus.get(impl)!).median.toFixed(2),
+      `${(summarize(gcShares.get(impl)!).median * 100).toFixed(0)} %`,
+    ]);
   }
-  const header = ['implementation', 'watch CPU / event'];
-  if (lb !== undefined) header.push('×LB (medians)', '×LB per run, median (min–max)');
-  if (lbz !== undefined) header.push('×LB-gzip (medians)', '×LB-gzip per run');
-  header.push('delivery, events/s (wall)');
-  if (rates.has(GZIP && lbz !== undefined ? 'lower-gzip' : 'lower'))
-    header.push('events/s ×LB per run');
+  const header = [
+    'implementation',
+    'watch CPU / event',
+    'CPU ×raw (same connection) per run',
+    'delivery, events/s (wall)',
+    'events/s ×raw (same connection) per run',
+    'event-loop utilisation',
+    'GC pauses / wall',
+  ];
   printTable(`${N / 1000}k MODIFIED per burst — median (min–max) of ${RUNS} runs`, header, rows);
   console.log(
     `load average at end ${loadavg()

@@ -21,13 +21,20 @@
  *   stream id, or reset with `REFUSED_STREAM`) are reported as unprocessed so that the
  *   transport sends them again, whatever the method.
  *
+ * - **Idle connections.** A session left with no open stream is closed (gracefully: GOAWAY
+ *   then close) after `idleTimeoutMs` without a new one, 90 s by default: Go's
+ *   `http2.Transport` closes idle connections after its `IdleConnTimeout`, which client-go
+ *   takes from `http.DefaultTransport` (90 s, set by apimachinery's
+ *   `SetOldTransportDefaults`). The next request opens a new session.
+ *
  * An idle session does not keep the process alive (as the idle sockets of an HTTP/1.1
- * keep-alive agent), and runs no timers.
+ * keep-alive agent), and neither does its idle-close timer (unref'd on the real clock).
  *
  * @module
  */
 import * as http2 from 'node:http2';
 import * as tls from 'node:tls';
+import { RealClock } from '../util/clock.js';
 import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -35,6 +42,12 @@ import type { Logger } from '../util/logger.js';
 export const DEFAULT_READ_IDLE_TIMEOUT_MS = 30_000;
 /** client-go's `PingTimeout` of the HTTP/2 health check, in ms. */
 export const DEFAULT_PING_TIMEOUT_MS = 15_000;
+
+/**
+ * How long a session with no open stream stays open before it is closed, in ms: client-go's
+ * `IdleConnTimeout` (that of `http.DefaultTransport`, which Go's HTTP/2 transport inherits).
+ */
+export const DEFAULT_IDLE_CONNECTION_TIMEOUT_MS = 90_000;
 
 /** Go's transport default stream window (4 MiB would let 200 stalled watches buffer 800 MiB). */
 const STREAM_WINDOW = 1 << 20;
@@ -65,6 +78,11 @@ export interface Http2PoolOptions {
   readIdleTimeoutMs: number;
   /** Time to wait for the PING's answer before the session is declared dead, in ms. */
   pingTimeoutMs: number;
+  /**
+   * Time a session with no open stream stays open, in ms (0: until the transport is
+   * closed). Default {@link DEFAULT_IDLE_CONNECTION_TIMEOUT_MS}.
+   */
+  idleConnectionTimeoutMs?: number;
 }
 
 /** Error of a session found dead by the PING health check. */
@@ -90,6 +108,8 @@ export class Http2Connection {
   usable = true;
   #idleTimer: Timer | undefined;
   #pingTimer: Timer | undefined;
+  /** Closes the session once it has carried no stream for the idle-connection timeout. */
+  #closeTimer: Timer | undefined;
   readonly #pool: Http2Pool;
 
   constructor(session: http2.ClientHttp2Session, pool: Http2Pool) {
@@ -106,16 +126,23 @@ export class Http2Connection {
   acquire(): void {
     this.started++;
     if (this.active++ === 0) {
+      this.#closeTimer?.cancel();
+      this.#closeTimer = undefined;
       this.session.ref();
       this.#armIdle();
     }
   }
 
-  /** Uncounts a stream; an idle session stops its timers and stops holding the process. */
+  /**
+   * Uncounts a stream; an idle session stops its health check, stops holding the process,
+   * and is closed if no stream comes within the idle-connection timeout.
+   */
   release(): void {
     if (--this.active > 0) return;
     this.#stopTimers();
-    if (!this.session.destroyed) this.session.unref();
+    if (this.session.destroyed) return;
+    this.session.unref();
+    if (!this.session.closed) this.#armClose();
   }
 
   /** Stops the health check timers. */
@@ -124,10 +151,26 @@ export class Http2Connection {
   }
 
   #stopTimers(): void {
+    this.#closeTimer?.cancel();
+    this.#closeTimer = undefined;
     this.#idleTimer?.cancel();
     this.#idleTimer = undefined;
     this.#pingTimer?.cancel();
     this.#pingTimer = undefined;
+  }
+
+  #armClose(): void {
+    const { clock, logger } = this.#pool.options;
+    const ms = this.#pool.options.idleConnectionTimeoutMs ?? DEFAULT_IDLE_CONNECTION_TIMEOUT_MS;
+    if (!(ms > 0)) return;
+    this.#closeTimer = unrefTimeout(clock, ms, () => {
+      this.#closeTimer = undefined;
+      if (this.active > 0 || this.session.destroyed || this.session.closed) return;
+      logger.debug('HTTP/2 connection idle; closing it', { idleConnectionTimeoutMs: ms });
+      this.#pool.discard(this);
+      // GOAWAY and close: nothing is in flight, so the session ends at once.
+      this.session.close();
+    });
   }
 
   #armIdle(): void {
@@ -327,6 +370,14 @@ export function isUnprocessed(stream: http2.ClientHttp2Stream, err: unknown): bo
 /** Cancels a stream (RST_STREAM `CANCEL`), as Go does when a request's context ends. */
 export function cancelStream(stream: http2.ClientHttp2Stream): void {
   if (!stream.closed && !stream.destroyed) stream.close(NGHTTP2_CANCEL);
+}
+
+/** A timer on `clock`, unref'd when it is the real clock (it must not keep the process alive). */
+function unrefTimeout(clock: Clock, ms: number, callback: () => void): Timer {
+  if (!(clock instanceof RealClock)) return clock.setTimeout(callback, ms);
+  const handle = setTimeout(callback, ms);
+  handle.unref();
+  return { cancel: () => clearTimeout(handle) };
 }
 
 function isIp(host: string): boolean {

@@ -356,8 +356,74 @@ test('rule (health check): a connection that answers its PINGs stays open', asyn
   assert.equal(stub.sessions.length, 1);
   assert.equal(w.body.destroyed, false);
   w.close();
-  // An idle connection runs no health-check timer.
-  await until(() => clock.pendingTimers() === 0);
+  // An idle connection runs no health-check timer: its only timer is the idle close.
+  await until(() => clock.pendingTimers() === 1 && clock.nextTimerAt() === clock.now() + 90_000);
+});
+
+test('rule (Go http2.Transport IdleConnTimeout, client-go 90 s): a connection with no open stream is closed after the idle timeout, not before; the next request opens a new one', async (t) => {
+  const stub = await startH2(t, (stream, headers) => {
+    if (headers[':path'] === '/w') openWatch(stream);
+    else ok(stream, {});
+  });
+  const clock = new FakeClock();
+  // The health check is off so that the only timer of an idle connection is its close.
+  const transport = transportFor(t, stub.url, { clock, http2ReadIdleTimeoutMs: 0 });
+  await transport.request({ method: 'GET', path: '/a' });
+  // The stream is released when it closes (just after the answer): the idle timer starts then.
+  await until(() => clock.nextTimerAt() === clock.now() + 90_000);
+  const serverClosed = new Promise<void>((r) => stub.sessions[0]!.once('close', () => r()));
+  await clock.advance(89_999);
+  assert.equal(transport.http2SessionCount, 1, 'not closed before the idle timeout');
+  await clock.advance(1);
+  await serverClosed;
+  await until(() => transport.http2SessionCount === 0);
+  await transport.request({ method: 'GET', path: '/b' });
+  assert.equal(stub.sessions.length, 2, 'the next request opened a new connection');
+});
+
+test('rule (IdleConnTimeout counts from the last stream): a connection carrying a watch is not closed as idle; it is once the watch ends and the timeout passes', async (t) => {
+  const stub = await startH2(t, (stream, headers) => {
+    if (headers[':path'] === '/w') openWatch(stream);
+    else ok(stream, {});
+  });
+  const clock = new FakeClock();
+  const transport = transportFor(t, stub.url, {
+    clock,
+    http2ReadIdleTimeoutMs: 0,
+    http2IdleConnectionTimeoutMs: 5_000,
+  });
+  await transport.request({ method: 'GET', path: '/a' });
+  const w = await transport.stream({ method: 'GET', path: '/w' });
+  await firstChunk(w.body);
+  await clock.advance(60_000);
+  assert.equal(transport.http2SessionCount, 1, 'a watch keeps its connection');
+  assert.equal(w.body.destroyed, false);
+  // A request during the watch does not start the idle timer when it ends.
+  await transport.request({ method: 'GET', path: '/b' });
+  assert.equal(clock.pendingTimers(), 0);
+  const serverClosed = new Promise<void>((r) => stub.sessions[0]!.once('close', () => r()));
+  w.close();
+  await until(() => clock.pendingTimers() === 1);
+  await clock.advance(5_000);
+  await serverClosed;
+  await until(() => transport.http2SessionCount === 0);
+  assert.equal(stub.sessions.length, 1);
+});
+
+test('an idle connection timeout of 0 keeps idle connections until the transport is closed', async (t) => {
+  const stub = await startH2(t, (stream) => ok(stream, {}));
+  const clock = new FakeClock();
+  const transport = transportFor(t, stub.url, {
+    clock,
+    http2ReadIdleTimeoutMs: 0,
+    http2IdleConnectionTimeoutMs: 0,
+  });
+  await transport.request({ method: 'GET', path: '/a' });
+  await until(() => stub.streams[0]!.closed);
+  assert.equal(clock.pendingTimers(), 0);
+  await transport.request({ method: 'GET', path: '/b' });
+  assert.equal(stub.sessions.length, 1);
+  assert.equal(transport.http2SessionCount, 1);
 });
 
 test('rule (GOAWAY): streams the server accepted finish on the old connection; new requests go to a new one', async (t) => {
