@@ -105,7 +105,7 @@ async function parent(): Promise<void> {
     fmt(summarize(rs.map((x) => x.sockets)), 3),
   ];
   console.log(
-    `\n${machineLoad()}; load average ${loadStart} at start, ${load()} at end; ` +
+    `\nnode ${process.version}; load average ${loadStart} at start, ${load()} at end; ` +
       `${INFORMERS} metadata-only informers (empty namespaces), ${RUNS} runs, fresh child each`,
   );
   printTable(
