@@ -31,11 +31,10 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import { mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { bundleForNode } from './lib/bundle.js';
 import { makeBenchPod } from './lib/pods.js';
 import { fmt, heapUsedAfterGc, machineLoad, printTable, summarize } from './lib/report.js';
 
@@ -215,30 +214,6 @@ function startServer(): Promise<{
   })();
 }
 
-/**
- * The child as one plain JavaScript file (esbuild, which tsx brings), so that the measured
- * process is what a deployed controller runs: plain node, no TypeScript loader in its RSS.
- */
-async function bundleChild(): Promise<string> {
-  const { build } = await import('esbuild');
-  const dir = join(dirname(self), '..', '.tmp');
-  mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, 'informer_sizing_child.mjs');
-  await build({
-    entryPoints: [self],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'error',
-    banner: {
-      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-    },
-  });
-  return outfile;
-}
-
 let childScript = '';
 
 function runChild(url: string, n: number, variant: Variant, heapMb?: number): Promise<Result> {
@@ -296,7 +271,7 @@ const r0 = (heapMb: number): Result => ({
 
 async function parent(): Promise<void> {
   const loadStart = machineLoad();
-  childScript = await bundleChild();
+  childScript = await bundleForNode(self, 'informer_sizing_child');
   const server = await startServer();
   const run = async (n: number, v: Variant, heapMb?: number): Promise<Result> => {
     await server.setN(n);
