@@ -227,7 +227,7 @@ function runChild(url: string, n: number, variant: Variant, heapMb?: number): Pr
   let out = '';
   let err = '';
   p.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  p.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
+  p.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(0, 8000)));
   const timer = setTimeout(() => p.kill('SIGKILL'), TIMEOUT_S * 1000);
   return new Promise((resolve) => {
     p.on('exit', (code, signal) => {
@@ -237,7 +237,7 @@ function runChild(url: string, n: number, variant: Variant, heapMb?: number): Pr
         resolve(JSON.parse(line) as Result);
         return;
       }
-      const why = /heap limit|heap out of memory/i.test(err)
+      const why = /heap limit|out of memory|allocation failed|invalid table size/i.test(err)
         ? 'out of heap'
         : signal === 'SIGKILL'
           ? `no sync within ${TIMEOUT_S} s`
