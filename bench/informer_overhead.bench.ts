@@ -4,7 +4,7 @@
 // (`kube-controller-kit apiserver --https`). Each measurement is a fresh child: heap after
 // forced GC once every informer synced, minus before; the timers and sockets the informers
 // hold open (process.getActiveResourcesInfo); all per informer. The child is bundled to
-// plain JavaScript first (lib/bundle.ts): run through tsx it measured about 20 KB more per
+// plain JavaScript first (lib/bundle.ts): run through tsx it measured 7-8 KB more per
 // informer (esbuild's keepNames gives every closure a property array; more JIT code).
 //
 // Usage: node --expose-gc --import tsx bench/informer_overhead.bench.ts
