@@ -35,6 +35,7 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { bundleForNode } from './lib/bundle.js';
+import { kubeConfigFor } from './lib/kubeconfig.js';
 import { makeBenchPod } from './lib/pods.js';
 import { fmt, heapUsedAfterGc, machineLoad, printTable, summarize } from './lib/report.js';
 
@@ -135,20 +136,13 @@ interface Result {
 
 async function childMain(url: string, n: number, variant: Variant): Promise<void> {
   const v8 = await import('node:v8');
-  const { KubeConfig } = await import('@kubernetes/client-node');
   const { SharedIndexInformer } = await import('../src/cache/shared_informer.js');
   const { stripManagedFields } = await import('../src/cache/transforms.js');
   const { listWatchFromClient } = await import('../src/cache/listwatch.js');
   const { ResourceClient } = await import('../src/client/resource_client.js');
   const { podsResource } = await import('../src/client/builtins.js');
   const { noopLogger } = await import('../src/util/logger.js');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kc = await kubeConfigFor(url);
   const informer = new SharedIndexInformer(
     listWatchFromClient(new ResourceClient(kc, podsResource)),
     {
