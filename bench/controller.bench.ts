@@ -93,12 +93,16 @@ async function rawQueue(): Promise<number> {
   return performance.now() - t0;
 }
 
-async function controller(): Promise<number> {
+async function controller(usePriorityQueue = true): Promise<number> {
   reconciles = 0;
   const informer = new BenchInformer();
-  const c = new Controller({ name: 'bench', workers: WORKERS, logger: noopLogger, reconcile }).for(
-    informer,
-  );
+  const c = new Controller({
+    name: 'bench',
+    workers: WORKERS,
+    logger: noopLogger,
+    reconcile,
+    usePriorityQueue,
+  }).for(informer);
   const stop = new AbortController();
   const t0 = performance.now();
   const running = c.run(stop.signal);
@@ -117,7 +121,8 @@ for (const [label, size] of [
   const results: [string, () => Promise<number>][] = [
     ['lower bound (Set dedupe + loop)', lowerBound],
     ['raw RateLimitingQueue + runWorkers', rawQueue],
-    ['Controller.for → reconcile', controller],
+    ['Controller.for → reconcile (priority queue, the default)', () => controller(true)],
+    ['Controller.for → reconcile, usePriorityQueue: false', () => controller(false)],
   ];
   let base = 0;
   for (const [name, fn] of results) {

@@ -286,7 +286,7 @@ async function parent(): Promise<void> {
     loadavg()
       .map((l) => l.toFixed(2))
       .join(' ');
-  const loadStart = `${machineLoad()}, load average ${load()}`;
+  const loadStart = `node ${process.version}, ${machineLoad()}`;
   const server = child(['server']);
   const { port, ca } = await server.lines.next<{ port: number; ca: string }>();
   const results = new Map<Impl, { conns: number[]; r: ChildResult[] }>();

@@ -25,9 +25,9 @@ import { request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { heapUsedAfterGc, fmt, printTable, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';
+import { kubeConfigFor } from './lib/kubeconfig.js';
 import { makeBenchPod } from './lib/pods.js';
 
 const self = fileURLToPath(import.meta.url);
@@ -143,17 +143,7 @@ function counter(): { count: number; wait(target: number): Promise<void>; bump()
   return c;
 }
 
-async function kubeConfig(url: string): Promise<KubeConfig> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
+const kubeConfig = kubeConfigFor;
 
 function httpGetBody(url: string): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {

@@ -22,6 +22,7 @@ import { noopLogger } from '../src/util/logger.js';
 import { startTestApiServer } from '../src/testing/index.js';
 import { fmt, printTable, repeat } from './lib/report.js';
 import type { Summary } from './lib/report.js';
+import { kubeConfigFor } from './lib/kubeconfig.js';
 import { makeBenchPod } from './lib/pods.js';
 import type { BenchPod } from './lib/pods.js';
 
@@ -173,14 +174,7 @@ async function child(mode: string, url: string, n: number): Promise<void> {
     peak = Math.max(peak, process.memoryUsage().rss);
     if (list.items.length !== n) throw new Error(`got ${list.items.length}`);
   } else {
-    const { KubeConfig } = await import('@kubernetes/client-node');
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const kc = await kubeConfigFor(url);
     const cache = new Indexer<BenchPod>();
     const ac = new AbortController();
     const store: ReflectorStore<BenchPod> = {

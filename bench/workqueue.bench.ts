@@ -1,7 +1,7 @@
 // Work queue throughput: add/get/done cycles against a raw array+Set lower bound, and
 // addAfter on the waiting heap at 10k, 100k and 1M items (O(log n) per operation).
 import { performance } from 'node:perf_hooks';
-import { DelayingQueue, Queue } from '../src/workqueue/index.js';
+import { DelayingQueue, LowPriority, PriorityQueue, Queue } from '../src/workqueue/index.js';
 import { FakeClock } from '../src/util/clock.js';
 import { fmt, heapUsedAfterGc, machineLoad, printTable, repeat, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';
@@ -217,15 +217,16 @@ printTable(
 // The queue at 1M distinct keys (a controller over a 1M-object cache after a resync or a
 // restart): heap per queued key (the key strings exist beforehand, as they do in the
 // informer's cache, so this is the queue's own cost), add rate, and the rate at which one
-// worker drains it with get()/done(), against the raw array+Set lower bound. BENCH_QUEUE_KEYS lowers the size on
-// a loaded machine. (The controller's priority queue is not on this branch; it joins this
-// table when it lands.)
+// worker drains it with get()/done(), against the raw array+Set lower bound; the
+// controller's PriorityQueue in the same runs, all keys at priority 0 and with half of them
+// at LowPriority (an initial list's share). BENCH_QUEUE_KEYS lowers the size on a loaded
+// machine.
 const BIG = Number(process.env.BENCH_QUEUE_KEYS ?? 1_000_000);
 const bigKeys = Array.from({ length: BIG }, (_, i) => `ns-${i % 1000}/pod-${i}`);
 
-async function bigRun(
-  impl: 'raw' | 'queue',
-): Promise<{ heap: number; add: number; drain: number }> {
+type BigImpl = 'raw' | 'queue' | 'priority' | 'priority-half-low';
+
+async function bigRun(impl: BigImpl): Promise<{ heap: number; add: number; drain: number }> {
   const before = heapUsedAfterGc();
   let c0 = process.cpuUsage();
   if (impl === 'raw') {
@@ -248,6 +249,24 @@ async function bigRun(
     }
     return { heap, add, drain: BIG / cpuSeconds(c0) };
   }
+  if (impl !== 'queue') {
+    const pq = new PriorityQueue<string>();
+    if (impl === 'priority') for (const k of bigKeys) pq.add(k);
+    else
+      for (let i = 0; i < BIG; i++)
+        pq.add(bigKeys[i]!, { priority: i % 2 === 0 ? LowPriority : 0 });
+    const add = BIG / cpuSeconds(c0);
+    const heap = (heapUsedAfterGc() - before) / BIG;
+    c0 = process.cpuUsage();
+    for (let i = 0; i < BIG; i++) {
+      const got = await pq.get();
+      if (got.shutdown) throw new Error('queue shut down early');
+      pq.done(got.item);
+    }
+    const drain = BIG / cpuSeconds(c0);
+    pq.shutDown();
+    return { heap, add, drain };
+  }
   const q = new Queue<string>();
   for (const k of bigKeys) q.add(k);
   const add = BIG / cpuSeconds(c0);
@@ -263,20 +282,22 @@ async function bigRun(
   return { heap, add, drain };
 }
 
-const big: Record<'raw' | 'queue', { heap: number[]; add: number[]; drain: number[] }> = {
+const big: Record<BigImpl, { heap: number[]; add: number[]; drain: number[] }> = {
   raw: { heap: [], add: [], drain: [] },
   queue: { heap: [], add: [], drain: [] },
+  priority: { heap: [], add: [], drain: [] },
+  'priority-half-low': { heap: [], add: [], drain: [] },
 };
 const bigRuns = Number(process.env.BENCH_QUEUE_RUNS ?? 3);
 for (let run = 0; run < bigRuns; run++) {
-  for (const impl of ['raw', 'queue'] as const) {
+  for (const impl of ['raw', 'queue', 'priority', 'priority-half-low'] as const) {
     const r = await bigRun(impl);
     big[impl].heap.push(r.heap);
     big[impl].add.push(r.add / 1e6);
     big[impl].drain.push(r.drain / 1e6);
   }
 }
-const bigRow = (name: string, impl: 'raw' | 'queue'): string[] => {
+const bigRow = (name: string, impl: BigImpl): string[] => {
   const b = big[impl];
   const ratio = (xs: number[], ys: number[]): string =>
     `${(summarize(xs).median / summarize(ys).median).toFixed(2)}×`;
@@ -295,5 +316,7 @@ printTable(
   [
     bigRow('raw array+Set, one await per item (lower bound)', 'raw'),
     bigRow('Queue add, then get()/done()', 'queue'),
+    bigRow('PriorityQueue add (priority 0), then get()/done()', 'priority'),
+    bigRow('PriorityQueue, half the keys at LowPriority', 'priority-half-low'),
   ],
 );

@@ -1,3 +1,5 @@
+import { loadavg } from 'node:os';
+
 // Shared helpers for the benchmarks: repeated measurement, medians, and a printed table.
 
 /** Median, minimum and maximum of a set of samples. */
@@ -56,7 +58,9 @@ export function heapUsedAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-/** The machine's 1-minute load average, for the report. */
+/** The machine's load averages (1, 5 and 15 minutes), for the report. */
 export function machineLoad(): string {
-  return `${process.platform} ${process.arch}, node ${process.version}`;
+  return `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 }

@@ -43,6 +43,7 @@ import { queueItems } from './queue.js';
 import type { QueueOptions } from './queue.js';
 import { defaultControllerRateLimiter } from './rate_limiters.js';
 import type { RateLimiter } from './rate_limiters.js';
+import { Waiters } from './waiters.js';
 
 /**
  * The priority of events that change nothing: objects of an informer's initial list,
@@ -97,12 +98,6 @@ interface Entry<T> extends WaitingEntry<T> {
   live: boolean;
 }
 
-interface Waiter<T> {
-  resolve: (r: PriorityQueueGetResult<T>) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
 const SHUTDOWN: PriorityQueueGetResult<never> = Object.freeze({ shutdown: true });
 const identity = (x: unknown): unknown => x;
 
@@ -140,7 +135,7 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
   #seq = 0;
   #timer: Timer | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
-  #waiters: Waiter<T>[] = [];
+  readonly #waiters = new Waiters<PriorityQueueGetResult<T>>();
   #shuttingDown = false;
   #drainWaiters: (() => void)[] = [];
 
@@ -179,15 +174,11 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
     if (existing === undefined) {
       if (readyAt === 0 && this.#waiters.length > 0 && !this.#processing.has(key)) {
         // A worker waits (so nothing is ready): hand the item over without queueing it.
-        const waiter = this.#waiters.shift()!;
-        if (waiter.onAbort !== undefined) {
-          waiter.signal?.removeEventListener('abort', waiter.onAbort);
-        }
         this.#seq++;
         this.#metrics?.add(key, priority);
         this.#processing.set(key, priority);
         this.#metrics?.get(key, priority);
-        waiter.resolve({ shutdown: false, item, priority });
+        this.#waiters.resolveNext({ shutdown: false, item, priority });
         return;
       }
       const entry: Entry<T> = {
@@ -254,18 +245,7 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     if (this.#readyCount > 0) return Promise.resolve(this.#take());
     if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
-    return new Promise<PriorityQueueGetResult<T>>((resolve, reject) => {
-      const waiter: Waiter<T> = { resolve, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        waiter.onAbort = () => {
-          const i = this.#waiters.indexOf(waiter);
-          if (i >= 0) this.#waiters.splice(i, 1);
-          reject(signal.reason as Error);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.wait(signal);
   }
 
   /**
@@ -329,12 +309,7 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
       this.#entries.delete(e.key);
     }
     this.#metrics?.stop();
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) {
-      if (w.onAbort !== undefined) w.signal?.removeEventListener('abort', w.onAbort);
-      w.resolve(SHUTDOWN);
-    }
+    this.#waiters.resolveAll(SHUTDOWN);
     this.#releaseDrainWaiters();
   }
 
@@ -376,15 +351,13 @@ export class PriorityQueue<T> implements AsyncIterable<T> {
 
   /** Put a ready entry in its FIFO, or hand it straight to a waiting worker. */
   #enqueueReady(entry: Entry<T>): void {
-    const waiter = this.#waiters.shift();
-    if (waiter === undefined) {
+    if (this.#waiters.length === 0) {
       this.#readyCount++;
       this.#fifo(entry.priority).push(entry);
       return;
     }
     // A worker waits only while nothing is ready: hand the item over directly.
-    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    waiter.resolve(this.#handOut(entry));
+    this.#waiters.resolveNext(this.#handOut(entry));
   }
 
   /** The FIFO of `priority`, listed among the non-empty ones (FIFOs are kept for reuse). */

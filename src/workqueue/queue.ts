@@ -26,6 +26,7 @@ import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { QueueMetrics, getDefaultMetricsProvider } from './metrics.js';
 import type { MetricsProvider } from './metrics.js';
+import { Waiters } from './waiters.js';
 
 /** Options of every queue. */
 export interface QueueOptions<T> {
@@ -57,13 +58,6 @@ export type QueueGetResult<T> =
       readonly item?: undefined;
     };
 
-interface Waiter<T> {
-  resolve: (r: QueueGetResult<T>) => void;
-  reject: (err: unknown) => void;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-}
-
 const SHUTDOWN: QueueGetResult<never> = Object.freeze({ shutdown: true });
 const identity = (x: unknown): unknown => x;
 
@@ -93,7 +87,7 @@ export class Queue<T> implements AsyncIterable<T> {
   /** dirty key → the item to queue for it. */
   readonly #dirty = new Map<unknown, T>();
   readonly #processing = new Set<unknown>();
-  #waiters: Waiter<T>[] = [];
+  readonly #waiters = new Waiters<QueueGetResult<T>>();
   #shuttingDown = false;
   #drainWaiters: (() => void)[] = [];
 
@@ -131,18 +125,7 @@ export class Queue<T> implements AsyncIterable<T> {
       return Promise.resolve({ shutdown: false, item: this.#take() });
     }
     if (this.#shuttingDown) return Promise.resolve(SHUTDOWN);
-    return new Promise<QueueGetResult<T>>((resolve, reject) => {
-      const waiter: Waiter<T> = { resolve, reject, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        waiter.onAbort = () => {
-          const i = this.#waiters.indexOf(waiter);
-          if (i >= 0) this.#waiters.splice(i, 1);
-          reject(signal.reason as Error);
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.wait(signal);
   }
 
   /**
@@ -180,12 +163,7 @@ export class Queue<T> implements AsyncIterable<T> {
     this.#shuttingDown = true;
     this.onShutDown();
     this.metrics?.stop();
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) {
-      if (w.onAbort !== undefined) w.signal?.removeEventListener('abort', w.onAbort);
-      w.resolve(SHUTDOWN);
-    }
+    this.#waiters.resolveAll(SHUTDOWN);
     this.#releaseDrainWaiters();
   }
 
@@ -222,15 +200,13 @@ export class Queue<T> implements AsyncIterable<T> {
   protected onShutDown(): void {}
 
   #push(item: T, key: unknown): void {
-    const waiter = this.#waiters.shift();
-    if (waiter === undefined) {
+    if (this.#waiters.length === 0) {
       this.#items.push(item);
       return;
     }
     // A waiter exists only while the queue is empty: hand the item over directly.
     this.#startProcessing(key);
-    if (waiter.onAbort !== undefined) waiter.signal?.removeEventListener('abort', waiter.onAbort);
-    waiter.resolve({ shutdown: false, item });
+    this.#waiters.resolveNext({ shutdown: false, item });
   }
 
   #take(): T {
