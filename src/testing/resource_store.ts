@@ -148,6 +148,10 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+function isThenable<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+  return typeof (v as { then?: unknown } | undefined)?.then === 'function';
+}
+
 function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
 }
@@ -273,7 +277,14 @@ export class ResourceStore {
     let step = steps.next();
     while (step.done !== true) {
       const { attrs, obj, phase } = step.value;
-      step = steps.next(await this.#admitPhase(phase, { ...attrs, inProcess: false }, obj));
+      // The write points hand over request attributes already (`inProcess: false`); a
+      // chain that answered synchronously is not awaited (no turn of the microtask queue).
+      const out = this.#admitPhase(
+        phase,
+        attrs.inProcess === false ? attrs : { ...attrs, inProcess: false },
+        obj,
+      );
+      step = steps.next(isThenable(out) ? await out : out);
     }
     return step.value;
   }
