@@ -37,6 +37,23 @@ function below(set: FieldSet | undefined, pe: PathElement): FieldSet | undefined
   return set === undefined ? undefined : set.below(pe);
 }
 
+/**
+ * Sorts an object's keys as `Array.prototype.sort()` does (by UTF-16 code units), in
+ * place: an insertion sort with `<` (an object has a few keys, and the default sort
+ * compares through string conversion).
+ */
+function sortKeys(keys: string[]): void {
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > k) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+}
+
 /** The type of a map's key (a named field, else the element type, else untyped). */
 function keyType(t: MapType, k: string): TypeNode {
   return t.fields.get(k) ?? t.elementType ?? untyped;
@@ -145,7 +162,7 @@ function walkChildren(
   if (ro !== undefined) {
     // Field elements order by name, as their keys (`f:` + name) do.
     const keys = Object.keys(ro);
-    if (keys.length > 1) keys.sort();
+    if (keys.length > 1) sortKeys(keys);
     for (const k of keys) {
       const pe = fieldElement(k);
       const v = visit(lo?.[k], ro[k], keyType(t, k), pe, f, stack);
