@@ -109,7 +109,8 @@ function visit(
     return undefined;
   }
   const stripped = f.strip !== undefined && f.strip.hasMember(pe);
-  if (isLeaf(l, r, t0)) {
+  const t = resolve(t0, r);
+  if (isLeafOf(l, r, t0, t)) {
     return !stripped && (l === undefined || !deepEqual(l, r)) ? {} : undefined;
   }
   let next = NONE;
@@ -122,15 +123,17 @@ function visit(
   const member = l === undefined && !stripped;
   const out: FieldsV1 = member ? { '.': {} } : {};
   stack.push(pe);
-  const n = walkChildren(l, r, t0, out, next, stack);
+  const n = walkNode(l, r, t, out, next, stack);
   stack.pop();
   if (n > 0) return out;
   return member ? {} : undefined;
 }
 
-/** Whether {@link compare} compares the two values as a whole. */
-function isLeaf(l: JsonValue | undefined, r: JsonValue, t0: TypeNode): boolean {
-  const t = resolve(t0, r);
+/**
+ * Whether {@link compare} compares the two values as a whole (`t` is `t0` resolved for
+ * `r`).
+ */
+function isLeafOf(l: JsonValue | undefined, r: JsonValue, t0: TypeNode, t: TypeNode): boolean {
   if (t.kind === 'scalar' || t.kind === 'untyped') return true;
   if (l !== undefined && resolve(t0, l).kind !== t.kind) return true;
   if (!fits(t, l) || !fits(t, r)) return true;
@@ -150,8 +153,20 @@ function walkChildren(
   f: Filters,
   stack: PathElement[],
 ): number {
-  if (isLeaf(l, r, t0)) return 0;
   const t = resolve(t0, r);
+  if (isLeafOf(l, r, t0, t)) return 0;
+  return walkNode(l, r, t, out, f, stack);
+}
+
+/** {@link walkChildren} of a node known not to be a leaf, `t` resolved for `r`. */
+function walkNode(
+  l: JsonValue | undefined,
+  r: JsonValue,
+  t: TypeNode,
+  out: FieldsV1,
+  f: Filters,
+  stack: PathElement[],
+): number {
   if (t.kind === 'list') {
     return walkList(t, Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], out, f, stack);
   }
