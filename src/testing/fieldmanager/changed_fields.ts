@@ -248,6 +248,21 @@ function indexList(
   return { order, keys, values };
 }
 
+/** The indexes of `elems` in the elements' order (an insertion sort: lists are short). */
+function itemOrder(elems: readonly PathElement[]): number[] {
+  const order = new Array<number>(elems.length);
+  for (let i = 0; i < elems.length; i++) {
+    const pe = elems[i] as PathElement;
+    let j = i - 1;
+    while (j >= 0 && compareElements(elems[order[j] as number] as PathElement, pe) > 0) {
+      order[j + 1] = order[j] as number;
+      j--;
+    }
+    order[j + 1] = i;
+  }
+  return order;
+}
+
 function walkList(
   t: ListType,
   l: JsonValue[],
@@ -258,10 +273,7 @@ function walkList(
 ): number {
   const li = l.length === 0 ? undefined : indexList(t, l, stack);
   const ri = indexList(t, r, stack);
-  const order = ri.order.map((_, i) => i);
-  if (order.length > 1) {
-    order.sort((a, b) => compareElements(ri.order[a] as PathElement, ri.order[b] as PathElement));
-  }
+  const order = itemOrder(ri.order);
   let n = 0;
   for (const i of order) {
     const pe = ri.order[i] as PathElement;
