@@ -148,6 +148,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * The object with `apiVersion` as the field manager reads it: itself when it already says
+ * so (the field manager never changes the objects it is given), else a shallow copy.
+ */
+function atVersion(o: UnstructuredObject, apiVersion: string): { [k: string]: JsonValue } {
+  const out = o.apiVersion === apiVersion ? o : { ...o, apiVersion };
+  return out as unknown as { [k: string]: JsonValue };
+}
+
 function isThenable<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
   return typeof (v as { then?: unknown } | undefined)?.then === 'function';
 }
@@ -1093,17 +1102,14 @@ export class ResourceStore {
     opts: WriteOptions,
   ): UnstructuredObject {
     const manager = managerOrUserAgent(opts.fieldManager, opts.userAgent);
-    const withVersion = (o: UnstructuredObject): { [k: string]: JsonValue } =>
-      ({ ...o, apiVersion: ResourceStore.apiVersion(type, version) }) as unknown as {
-        [k: string]: JsonValue;
-      };
+    const apiVersion = ResourceStore.apiVersion(type, version);
     const out = updateManagedFields(
-      old ? withVersion(old) : undefined,
-      withVersion(next),
+      old ? atVersion(old, apiVersion) : undefined,
+      atVersion(next, apiVersion),
       manager,
       this.#fieldScope(type, version, subresource),
     ) as unknown as UnstructuredObject;
-    if (next.apiVersion === undefined) return out;
+    if (next.apiVersion === undefined || out.apiVersion === next.apiVersion) return out;
     return { ...out, apiVersion: next.apiVersion };
   }
 
