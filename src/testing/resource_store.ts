@@ -148,6 +148,19 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * The object with `apiVersion` as the field manager reads it: itself when it already says
+ * so (the field manager never changes the objects it is given), else a shallow copy.
+ */
+function atVersion(o: UnstructuredObject, apiVersion: string): { [k: string]: JsonValue } {
+  const out = o.apiVersion === apiVersion ? o : { ...o, apiVersion };
+  return out as unknown as { [k: string]: JsonValue };
+}
+
+function isThenable<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
+  return typeof (v as { then?: unknown } | undefined)?.then === 'function';
+}
+
 function clone<T>(v: T): T {
   return JSON.parse(JSON.stringify(v)) as T;
 }
@@ -273,7 +286,14 @@ export class ResourceStore {
     let step = steps.next();
     while (step.done !== true) {
       const { attrs, obj, phase } = step.value;
-      step = steps.next(await this.#admitPhase(phase, { ...attrs, inProcess: false }, obj));
+      // The write points hand over request attributes already (`inProcess: false`); a
+      // chain that answered synchronously is not awaited (no turn of the microtask queue).
+      const out = this.#admitPhase(
+        phase,
+        attrs.inProcess === false ? attrs : { ...attrs, inProcess: false },
+        obj,
+      );
+      step = steps.next(isThenable(out) ? await out : out);
     }
     return step.value;
   }
@@ -1082,17 +1102,14 @@ export class ResourceStore {
     opts: WriteOptions,
   ): UnstructuredObject {
     const manager = managerOrUserAgent(opts.fieldManager, opts.userAgent);
-    const withVersion = (o: UnstructuredObject): { [k: string]: JsonValue } =>
-      ({ ...o, apiVersion: ResourceStore.apiVersion(type, version) }) as unknown as {
-        [k: string]: JsonValue;
-      };
+    const apiVersion = ResourceStore.apiVersion(type, version);
     const out = updateManagedFields(
-      old ? withVersion(old) : undefined,
-      withVersion(next),
+      old ? atVersion(old, apiVersion) : undefined,
+      atVersion(next, apiVersion),
       manager,
       this.#fieldScope(type, version, subresource),
     ) as unknown as UnstructuredObject;
-    if (next.apiVersion === undefined) return out;
+    if (next.apiVersion === undefined || out.apiVersion === next.apiVersion) return out;
     return { ...out, apiVersion: next.apiVersion };
   }
 

@@ -29,11 +29,16 @@ function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
 
 /** The ordered list of admission plugins of a server. */
 export class AdmissionChain {
-  readonly #plugins: AdmissionPlugin[];
+  readonly #plugins: readonly AdmissionPlugin[];
+  // Split once: every write runs these lists (a chain's plugins never change).
+  readonly #mutations: readonly MutationInterface[];
+  readonly #validations: readonly ValidationInterface[];
 
   /** @param plugins - the plugins, in the order they run. */
   constructor(plugins: AdmissionPlugin[]) {
-    this.#plugins = plugins;
+    this.#plugins = [...plugins];
+    this.#mutations = this.#plugins.filter(isMutation);
+    this.#validations = this.#plugins.filter(isValidation);
   }
 
   /** The plugins' names, in order. */
@@ -63,23 +68,25 @@ export class AdmissionChain {
     attrs: AdmissionAttributes,
     obj: UnstructuredObject | undefined,
   ): MaybePromise<UnstructuredObject | undefined> {
-    const mutations = this.#plugins.filter(isMutation);
-    const mutateFrom = (
-      i: number,
-      cur: UnstructuredObject | undefined,
-    ): MaybePromise<UnstructuredObject | undefined> => {
-      let out = cur;
-      for (; i < mutations.length; i++) {
-        const r = (mutations[i] as MutationInterface).admit(attrs, out);
-        if (isPromise(r)) {
-          const next = i + 1;
-          return r.then((o) => mutateFrom(next, o));
-        }
-        out = r;
+    return this.#mutateFrom(0, attrs, obj);
+  }
+
+  #mutateFrom(
+    i: number,
+    attrs: AdmissionAttributes,
+    cur: UnstructuredObject | undefined,
+  ): MaybePromise<UnstructuredObject | undefined> {
+    const mutations = this.#mutations;
+    let out = cur;
+    for (; i < mutations.length; i++) {
+      const r = (mutations[i] as MutationInterface).admit(attrs, out);
+      if (isPromise(r)) {
+        const next = i + 1;
+        return r.then((o) => this.#mutateFrom(next, attrs, o));
       }
-      return out;
-    };
-    return mutateFrom(0, obj);
+      out = r;
+    }
+    return out;
   }
 
   /**
@@ -90,17 +97,22 @@ export class AdmissionChain {
     attrs: AdmissionAttributes,
     obj: UnstructuredObject | undefined,
   ): MaybePromise<UnstructuredObject | undefined> {
-    const validations = this.#plugins.filter(isValidation);
-    const validateFrom = (i: number): MaybePromise<UnstructuredObject | undefined> => {
-      for (; i < validations.length; i++) {
-        const r = (validations[i] as ValidationInterface).validate(attrs, obj);
-        if (isPromise(r)) {
-          const next = i + 1;
-          return r.then(() => validateFrom(next));
-        }
+    return this.#validateFrom(0, attrs, obj);
+  }
+
+  #validateFrom(
+    i: number,
+    attrs: AdmissionAttributes,
+    obj: UnstructuredObject | undefined,
+  ): MaybePromise<UnstructuredObject | undefined> {
+    const validations = this.#validations;
+    for (; i < validations.length; i++) {
+      const r = (validations[i] as ValidationInterface).validate(attrs, obj);
+      if (isPromise(r)) {
+        const next = i + 1;
+        return r.then(() => this.#validateFrom(next, attrs, obj));
       }
-      return obj;
-    };
-    return validateFrom(0);
+    }
+    return obj;
   }
 }

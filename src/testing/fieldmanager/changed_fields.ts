@@ -37,6 +37,23 @@ function below(set: FieldSet | undefined, pe: PathElement): FieldSet | undefined
   return set === undefined ? undefined : set.below(pe);
 }
 
+/**
+ * Sorts an object's keys as `Array.prototype.sort()` does (by UTF-16 code units), in
+ * place: an insertion sort with `<` (an object has a few keys, and the default sort
+ * compares through string conversion).
+ */
+function sortKeys(keys: string[]): void {
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i] as string;
+    let j = i - 1;
+    while (j >= 0 && (keys[j] as string) > k) {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+}
+
 /** The type of a map's key (a named field, else the element type, else untyped). */
 function keyType(t: MapType, k: string): TypeNode {
   return t.fields.get(k) ?? t.elementType ?? untyped;
@@ -92,7 +109,8 @@ function visit(
     return undefined;
   }
   const stripped = f.strip !== undefined && f.strip.hasMember(pe);
-  if (isLeaf(l, r, t0)) {
+  const t = resolve(t0, r);
+  if (isLeafOf(l, r, t0, t)) {
     return !stripped && (l === undefined || !deepEqual(l, r)) ? {} : undefined;
   }
   let next = NONE;
@@ -105,15 +123,17 @@ function visit(
   const member = l === undefined && !stripped;
   const out: FieldsV1 = member ? { '.': {} } : {};
   stack.push(pe);
-  const n = walkChildren(l, r, t0, out, next, stack);
+  const n = walkNode(l, r, t, out, next, stack);
   stack.pop();
   if (n > 0) return out;
   return member ? {} : undefined;
 }
 
-/** Whether {@link compare} compares the two values as a whole. */
-function isLeaf(l: JsonValue | undefined, r: JsonValue, t0: TypeNode): boolean {
-  const t = resolve(t0, r);
+/**
+ * Whether {@link compare} compares the two values as a whole (`t` is `t0` resolved for
+ * `r`).
+ */
+function isLeafOf(l: JsonValue | undefined, r: JsonValue, t0: TypeNode, t: TypeNode): boolean {
   if (t.kind === 'scalar' || t.kind === 'untyped') return true;
   if (l !== undefined && resolve(t0, l).kind !== t.kind) return true;
   if (!fits(t, l) || !fits(t, r)) return true;
@@ -133,8 +153,20 @@ function walkChildren(
   f: Filters,
   stack: PathElement[],
 ): number {
-  if (isLeaf(l, r, t0)) return 0;
   const t = resolve(t0, r);
+  if (isLeafOf(l, r, t0, t)) return 0;
+  return walkNode(l, r, t, out, f, stack);
+}
+
+/** {@link walkChildren} of a node known not to be a leaf, `t` resolved for `r`. */
+function walkNode(
+  l: JsonValue | undefined,
+  r: JsonValue,
+  t: TypeNode,
+  out: FieldsV1,
+  f: Filters,
+  stack: PathElement[],
+): number {
   if (t.kind === 'list') {
     return walkList(t, Array.isArray(l) ? l : [], Array.isArray(r) ? r : [], out, f, stack);
   }
@@ -145,7 +177,7 @@ function walkChildren(
   if (ro !== undefined) {
     // Field elements order by name, as their keys (`f:` + name) do.
     const keys = Object.keys(ro);
-    if (keys.length > 1) keys.sort();
+    if (keys.length > 1) sortKeys(keys);
     for (const k of keys) {
       const pe = fieldElement(k);
       const v = visit(lo?.[k], ro[k], keyType(t, k), pe, f, stack);
@@ -216,6 +248,21 @@ function indexList(
   return { order, keys, values };
 }
 
+/** The indexes of `elems` in the elements' order (an insertion sort: lists are short). */
+function itemOrder(elems: readonly PathElement[]): number[] {
+  const order = new Array<number>(elems.length);
+  for (let i = 0; i < elems.length; i++) {
+    const pe = elems[i] as PathElement;
+    let j = i - 1;
+    while (j >= 0 && compareElements(elems[order[j] as number] as PathElement, pe) > 0) {
+      order[j + 1] = order[j] as number;
+      j--;
+    }
+    order[j + 1] = i;
+  }
+  return order;
+}
+
 function walkList(
   t: ListType,
   l: JsonValue[],
@@ -226,10 +273,7 @@ function walkList(
 ): number {
   const li = l.length === 0 ? undefined : indexList(t, l, stack);
   const ri = indexList(t, r, stack);
-  const order = ri.order.map((_, i) => i);
-  if (order.length > 1) {
-    order.sort((a, b) => compareElements(ri.order[a] as PathElement, ri.order[b] as PathElement));
-  }
+  const order = itemOrder(ri.order);
   let n = 0;
   for (const i of order) {
     const pe = ri.order[i] as PathElement;

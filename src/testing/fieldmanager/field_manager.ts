@@ -128,7 +128,8 @@ function comparable(obj: Obj, scope: FieldManagerScope): Obj {
     for (const k of Object.keys(m)) if (k !== 'managedFields') meta[k] = m[k] as JsonValue;
     out.metadata = meta;
   }
-  const copied = new Set<Obj>([out]);
+  // The objects copied so far (made when a path is missing: usually just `status`).
+  let copied: Obj[] | undefined;
   for (const dotted of scope.implicitStructs) {
     const parts = splitDotted(dotted);
     // Nothing to add when the whole path is there (or blocked by a non-object).
@@ -144,15 +145,16 @@ function comparable(obj: Obj, scope: FieldManagerScope): Obj {
       cur = v;
     }
     if (!missing) continue;
+    copied ??= [out];
     let at: Obj = out;
     for (const part of parts) {
       const v = at[part];
       let next: Obj;
       if (v === undefined) next = {};
       else if (!isObj(v)) break;
-      else if (copied.has(v)) next = v;
+      else if (copied.includes(v)) next = v;
       else next = { ...v };
-      copied.add(next);
+      copied.push(next);
       at[part] = next;
       at = next;
     }

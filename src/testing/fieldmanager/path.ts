@@ -22,14 +22,26 @@ export type PathElement =
 /** A field path: the elements from the object's root. */
 export type FieldPath = readonly PathElement[];
 
-/** A field-name element. */
+/** A field-name element (elements are never changed once made: one per name is shared). */
 export function fieldElement(name: string): PathElement {
-  return { kind: 'field', name };
+  let pe = FIELD_ELEMENTS.get(name);
+  if (pe === undefined) {
+    pe = { kind: 'field', name };
+    if (FIELD_ELEMENTS.size < MAX_FIELD_KEYS) FIELD_ELEMENTS.set(name, pe);
+  }
+  return pe;
+}
+
+const FIELD_ELEMENTS = new Map<string, PathElement>();
+
+function byName(a: readonly [string, JsonValue], b: readonly [string, JsonValue]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
 }
 
 /** A `map`-list key element; the key fields are sorted by name, as the server does. */
 export function keyElement(fields: Iterable<readonly [string, JsonValue]>): PathElement {
-  const sorted = [...fields].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const sorted = [...fields];
+  if (sorted.length > 1) sorted.sort(byName);
   return { kind: 'key', fields: sorted };
 }
 
