@@ -45,7 +45,13 @@ import type { ControllerStore } from './controller_store.js';
 import { GarbageCollector } from './garbage_collector.js';
 import { NamespaceController } from './namespace_controller.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
-import { CustomResourceSchemas, defaultOnRead, scaleOf, withReplicas } from './schema/index.js';
+import {
+  CustomResourceSchemas,
+  defaultOnRead,
+  scaleOf,
+  validateCustomResource,
+  withReplicas,
+} from './schema/index.js';
 import { fromScale, toScale } from './scale.js';
 import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
 import { AdmissionChain } from './admission/chain.js';
@@ -249,7 +255,7 @@ export class ResourceStore {
 
   /** The `schema` admission plugin over this store's CustomResourceDefinitions. */
   schemaValidation(): ReturnType<typeof schemaValidationPlugin> {
-    return schemaValidationPlugin((type) => this.customResourceSchema(type));
+    return schemaValidationPlugin((type, version) => this.customResourceSchema(type, version));
   }
 
   /** Runs a write's steps in-process: admission must answer synchronously. */
@@ -290,14 +296,20 @@ export class ResourceStore {
 
   readonly #schemas = new CustomResourceSchemas();
 
-  /** The structural schema of a custom resource type (undefined for built-ins). */
-  customResourceSchema(type: ResourceType): CustomResourceSchema | undefined {
+  /**
+   * The structural schema of a custom resource type at a version, by default its storage
+   * version (undefined for built-ins).
+   */
+  customResourceSchema(
+    type: ResourceType,
+    version: string = type.versions[0] ?? '',
+  ): CustomResourceSchema | undefined {
     if (type.crdName === undefined) return undefined;
     const crd = this.#storage.get(
       groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
       objectKey('', type.crdName),
     );
-    return crd ? this.#schemas.get(crd.obj, type.versions[0] ?? '') : undefined;
+    return crd ? this.#schemas.get(crd.obj, version) : undefined;
   }
 
   /** A stored custom resource with read-time defaults (itself when none apply). */
@@ -738,6 +750,23 @@ export class ResourceStore {
     return result;
   }
 
+  /**
+   * A custom resource's schema and rules (its strategy's Validate) on an object admission
+   * does not see as itself: the parent of a write through `/scale`.
+   */
+  #validateCustomResource(
+    type: ResourceType,
+    version: string,
+    subresource: string,
+    obj: UnstructuredObject,
+    old: UnstructuredObject | undefined,
+  ): void {
+    const crs = this.customResourceSchema(type, version);
+    if (crs === undefined) return;
+    const causes = validateCustomResource(crs, obj, old, { subresource });
+    if (causes.length > 0) throw this.#invalid(type, obj.metadata?.name ?? '', causes);
+  }
+
   #resetStatusOnCreate(type: ResourceType, obj: UnstructuredObject): UnstructuredObject {
     if (type.group === '' && type.resource === 'namespaces') {
       const spec = isObject(obj.spec) ? obj.spec : {};
@@ -896,22 +925,33 @@ export class ResourceStore {
     // through `/scale` admits the autoscaling/v1 Scale, old and new, not the parent (the
     // scale REST's admission and its toScaleUpdateValidation), and writes back its replicas.
     const asScale = subresource === 'scale' && type.scale !== undefined;
-    const admitted = yield* this.#admit(
-      {
-        operation,
+    const admitAttrs = {
+      operation,
+      type,
+      version,
+      subresource,
+      ...(asScale ? { kind: SCALE_KIND } : {}),
+      namespace: existing.namespace,
+      name,
+      old: asScale ? toScale(type, old) : old,
+      options: opts,
+      body,
+    };
+    if (asScale) {
+      // Mutating admission of the Scale, the parent's own validation (its strategy's
+      // ValidateUpdate: a custom resource's schema and rules), then validating admission
+      // of the Scale, as the scale REST's update runs them.
+      const scaled = fromScale(
         type,
-        version,
-        subresource,
-        ...(asScale ? { kind: SCALE_KIND } : {}),
-        namespace: existing.namespace,
-        name,
-        old: asScale ? toScale(type, old) : old,
-        options: opts,
-        body,
-      },
-      asScale ? toScale(type, next) : next,
-    );
-    next = asScale ? fromScale(type, next, admitted) : admitted;
+        next,
+        yield* this.#admit(admitAttrs, toScale(type, next), 'mutate'),
+      );
+      this.#validateCustomResource(type, version, subresource, scaled, old);
+      yield* this.#admit(admitAttrs, toScale(type, scaled), 'validate');
+      next = scaled;
+    } else {
+      next = yield* this.#admit(admitAttrs, next);
+    }
     const grKey = groupResourceKey(type.group, type.resource);
     // Admission may have waited (webhooks): the object must not have changed meanwhile.
     const now = this.#storage.get(grKey, existing.key);
