@@ -96,8 +96,34 @@ type AdmissionPhase = 'both' | 'mutate' | 'validate';
 /** The kind admission sees on a write through `/scale`. */
 const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
-/** A write's steps, suspended at its admission point. */
-type WriteSteps<T> = Generator<AdmissionPoint, T, UnstructuredObject | undefined>;
+/**
+ * A point of a write where its object changes version through a CRD's conversion webhook
+ * (kube-apiserver admits a write at the request's version and converts it to the storage
+ * version when it encodes it for storage): the store yields it and resumes with the object
+ * at `version`.
+ */
+interface ConversionPoint {
+  readonly convert: UnstructuredObject;
+  readonly type: ResourceType;
+  readonly version: string;
+}
+
+/** Converts custom resources between the versions of a CRD (its conversion webhook). */
+export interface WriteConverter {
+  /** Whether objects at `version` are converted by a webhook to be stored (and read). */
+  converts(type: ResourceType, version: string): boolean;
+  /** The version objects of `type` are stored at. */
+  storageVersion(type: ResourceType): string;
+  /** The objects at `version`, in order. */
+  convert(
+    type: ResourceType,
+    objects: UnstructuredObject[],
+    version: string,
+  ): Promise<UnstructuredObject[]>;
+}
+
+/** A write's steps, suspended at its admission and conversion points. */
+type WriteSteps<T> = Generator<AdmissionPoint | ConversionPoint, T, UnstructuredObject | undefined>;
 
 /** Delete options (the DeleteOptions body). */
 export interface DeleteOpts {
@@ -222,6 +248,13 @@ export class ResourceStore {
    */
   admission: AdmissionChain;
 
+  /**
+   * The conversion webhooks of CRDs: a write at a version they convert is admitted at that
+   * version and converted to the storage version to be stored. Unset, every write is
+   * stored at the version it was made at.
+   */
+  converter: WriteConverter | undefined;
+
   constructor(
     storage: Storage,
     registry: ResourceRegistry,
@@ -262,6 +295,11 @@ export class ResourceStore {
   #run<T>(steps: WriteSteps<T>): T {
     let step = steps.next();
     while (step.done !== true) {
+      if ('convert' in step.value) {
+        throw new KubeControllerKitError(
+          `an in-process write of ${step.value.type.kind} cannot call its conversion webhook: write it at the storage version, or over HTTP`,
+        );
+      }
       const { attrs, obj, phase } = step.value;
       const out = this.#admitPhase(phase, { ...attrs, inProcess: true }, obj);
       if (out instanceof Promise) {
@@ -278,6 +316,13 @@ export class ResourceStore {
   async #runAsync<T>(steps: WriteSteps<T>): Promise<T> {
     let step = steps.next();
     while (step.done !== true) {
+      if ('convert' in step.value) {
+        const { convert, type, version } = step.value;
+        const converter = this.converter;
+        const [out] = converter ? await converter.convert(type, [convert], version) : [];
+        step = steps.next(out ?? convert);
+        continue;
+      }
       const { attrs, obj, phase } = step.value;
       step = steps.next(await this.#admitPhase(phase, { ...attrs, inProcess: false }, obj));
     }
@@ -388,9 +433,10 @@ export class ResourceStore {
     const existing = this.get(type, namespace, name);
     const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
     const next = withReplicas(scale, existing.obj, replicas, rv);
+    // The parent is written as stored (its scale paths are the storage version's).
     const stored = yield* this.#replace(
       type,
-      version,
+      this.#storageVersion(type, version),
       existing,
       next,
       'scale',
@@ -512,7 +558,12 @@ export class ResourceStore {
     // Bodies are fresh from JSON.parse (HTTP) or copied by the in-process helpers: a
     // shallow copy of the envelope is enough, nested values are never mutated in place.
     const copy: UnstructuredObject = { ...obj, metadata: { ...obj.metadata } };
-    copy.apiVersion = ResourceStore.apiVersion(type, type.versions[0] ?? version);
+    // A version a webhook converts stays itself until stored (the write is admitted at it);
+    // others share the storage version's shape and are relabelled (strategy None).
+    copy.apiVersion = ResourceStore.apiVersion(
+      type,
+      this.#storageVersion(type, version) !== version ? version : (type.versions[0] ?? version),
+    );
     copy.kind = type.kind;
     copy.metadata ??= {};
     return copy;
@@ -571,6 +622,30 @@ export class ResourceStore {
     let s = '';
     for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
     return prefix + s;
+  }
+
+  /**
+   * An object of a write made at `from`, at `to`: converted by the CRD's conversion
+   * webhook when it converts one of them, otherwise itself.
+   */
+  *#atVersion(
+    type: ResourceType,
+    obj: UnstructuredObject,
+    from: string,
+    to: string,
+  ): WriteSteps<UnstructuredObject> {
+    const c = this.converter;
+    if (from === to || c === undefined || !(c.converts(type, from) || c.converts(type, to))) {
+      return obj;
+    }
+    const out = yield { convert: obj, type, version: to };
+    return out ?? obj;
+  }
+
+  /** The version objects of `type` are stored at, when a webhook converts `version`. */
+  #storageVersion(type: ResourceType, version: string): string {
+    const c = this.converter;
+    return c !== undefined && c.converts(type, version) ? c.storageVersion(type) : version;
   }
 
   /** The admission point of a write: the store resumes with the admitted object. */
@@ -707,12 +782,15 @@ export class ResourceStore {
     // Validating admission runs after BeforeCreate (the registry's createValidation, given
     // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
     stored = yield* this.#admit({ ...attrs, name }, stored, 'validate');
+    if (operation !== 'apply' && !opts.seed) {
+      stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
+    }
+    // Admitted at the request's version, converted to the storage version to be stored
+    // (kube-apiserver's storage codec converts when it encodes the object).
+    stored = yield* this.#atVersion(type, stored, version, this.#storageVersion(type, version));
     // Admission may have waited (webhooks): the name may have been taken meanwhile.
     if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
       throw alreadyExists(type.group, type.resource, name);
-    }
-    if (operation !== 'apply' && !opts.seed) {
-      stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
     }
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       stored = withCrdStatus(stored, this.#now());
@@ -873,6 +951,7 @@ export class ResourceStore {
     opts: WriteOptions,
     operation: WriteOperation,
     body: unknown,
+    oldAtVersion?: UnstructuredObject,
   ): WriteSteps<StoredObject> {
     const meta = (obj.metadata ??= {});
     const name = existing.obj.metadata?.name ?? '';
@@ -880,7 +959,11 @@ export class ResourceStore {
     if (rv !== undefined && rv !== '' && rv !== existing.obj.metadata?.resourceVersion) {
       throw conflict(type.group, type.resource, name);
     }
-    const old = existing.obj;
+    // A write at a version a webhook converts is made and admitted at that version: the
+    // stored object (oldObject) is converted to it first, and the result back to be stored.
+    const storageVersion = this.#storageVersion(type, version);
+    const old =
+      oldAtVersion ?? (yield* this.#atVersion(type, existing.obj, storageVersion, version));
     const oldMeta = old.metadata ?? {};
     let next: UnstructuredObject;
     // The scale subresource writes the whole object (its replicas changed): only the
@@ -977,7 +1060,16 @@ export class ResourceStore {
     const isCrd =
       type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
     if (isCrd && !statusWrite) next = withCrdStatus(next, this.#now());
-    if (stable(next) === stable(old)) return existing;
+    if (storageVersion !== version) {
+      next = yield* this.#atVersion(type, next, version, storageVersion);
+      // The conversion may have waited: the object must not have changed meanwhile.
+      const again = this.#storage.get(grKey, existing.key);
+      if (again === undefined) throw notFound(type.group, type.resource, name);
+      if (again.obj.metadata?.resourceVersion !== oldMeta.resourceVersion) {
+        throw conflict(type.group, type.resource, name);
+      }
+    }
+    if (stable(next) === stable(existing.obj)) return existing;
     if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
     if (
       nm.deletionTimestamp !== undefined &&
@@ -1035,8 +1127,12 @@ export class ResourceStore {
     const configMeta = isObject(config.metadata) ? { ...config.metadata } : {};
     if (configMeta.name === undefined || configMeta.name === '') configMeta.name = name;
     config.metadata = configMeta;
-    const live = cur
-      ? ({ ...cur.obj, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
+    // The field manager applies at the request's version: the live object converted to it.
+    const curAt = cur
+      ? yield* this.#atVersion(type, cur.obj, this.#storageVersion(type, version), version)
+      : undefined;
+    const live = curAt
+      ? ({ ...curAt, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
           [k: string]: JsonValue;
         })
       : undefined;
@@ -1067,7 +1163,17 @@ export class ResourceStore {
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     return {
-      stored: yield* this.#replace(type, version, cur, obj, subresource, opts, 'apply', body),
+      stored: yield* this.#replace(
+        type,
+        version,
+        cur,
+        obj,
+        subresource,
+        opts,
+        'apply',
+        body,
+        curAt,
+      ),
       created: false,
     };
   }
