@@ -449,6 +449,20 @@ describe('CRD conversion webhooks (test API server)', () => {
     }
   });
 
+  it('an in-process write at v2 is refused (it cannot wait for the conversion webhook); nothing is stored', () => {
+    assert.throws(
+      () =>
+        server.create('gadgets.example.com', {
+          apiVersion: 'example.com/v2',
+          kind: 'Gadget',
+          metadata: { name: 'inproc', namespace: 'default' },
+          spec: { replicas: 1 },
+        }),
+      /cannot call its conversion webhook/,
+    );
+    assert.ok(server.list('gadgets.example.com').every((o) => o.metadata?.name !== 'inproc'));
+  });
+
   it('rule (generic webhook VersionedAttributes): matchPolicy Equivalent sends an admission webhook whose rules name v2 the object converted to v2 by the conversion webhook; its patch at v2 is converted back', async () => {
     const seen: any[] = [];
     server.registerService({ namespace: 'default', name: 'adm' }, (review, path) => {
