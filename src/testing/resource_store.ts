@@ -728,14 +728,13 @@ export class ResourceStore {
     // kube-apiserver's create handler runs mutating admission before the registry's
     // BeforeCreate (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go): the
     // object has no uid, no creationTimestamp and, under generateName, no name yet.
-    // PrepareForCreate drops the status a client sends (kube-apiserver runs it after mutating
-    // admission and defaults again on read; here before, so that the built-in defaults, a
-    // mutation, still fill status.phase). A Namespace's `kubernetes.io/metadata.name` label
-    // is a default webhooks see: set before when the name is known, and again after.
+    // The status a client sends reaches mutating admission: PrepareForCreate, which drops
+    // it, runs in BeforeCreate, after (below). A Namespace's `kubernetes.io/metadata.name`
+    // label is a default webhooks see: set before when the name is known, and again after.
     const sent =
-      opts.seed || (isNamespaces(type) && requestName === '')
-        ? requested
-        : this.#resetStatusOnCreate(type, requested);
+      !opts.seed && isNamespaces(type) && requestName !== ''
+        ? this.#resetStatusOnCreate(type, requested)
+        : requested;
     const obj = yield* this.#admit({ ...attrs, name: requestName }, sent, 'mutate');
     const meta = (obj.metadata ??= {});
     // BeforeCreate (pkg/registry/rest/create.go): the generated name, then the system fields.
@@ -777,8 +776,11 @@ export class ResourceStore {
     else delete meta.generation;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
+    // PrepareForCreate: the status sent (or set by a mutating webhook) is dropped; what the
+    // built-in defaults put there is set again, as kube-apiserver's defaulting on decoding
+    // the stored object does (a Pod's phase, a Service's loadBalancer, a claim's phase).
     let stored = obj;
-    if (!opts.seed && isNamespaces(type)) stored = this.#resetStatusOnCreate(type, obj);
+    if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
     // Validating admission runs after BeforeCreate (the registry's createValidation, given
     // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
     stored = yield* this.#admit({ ...attrs, name }, stored, 'validate');
@@ -867,6 +869,9 @@ export class ResourceStore {
       out.status = { phase: 'Pending', qosClass: 'BestEffort' };
     }
     if (type.group === '' && type.resource === 'services') out.status = { loadBalancer: {} };
+    if (type.group === '' && type.resource === 'persistentvolumeclaims') {
+      out.status = { phase: 'Pending' };
+    }
     return out;
   }
 

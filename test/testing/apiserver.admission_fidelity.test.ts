@@ -323,6 +323,38 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
       assert.equal(v?.object.metadata.uid, res.json.metadata.uid);
     });
 
+    it('rule (PrepareForCreate runs in BeforeCreate, after mutating admission): a mutating webhook sees the status a client sent; the stored object has it dropped, a status the webhook added too; validating admission sees it dropped', async () => {
+      const PODS = { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] };
+      server.create(MWC, config('MutatingWebhookConfiguration', 'mpod', PODS));
+      server.create(VWC, config('ValidatingWebhookConfiguration', 'vpod', PODS));
+      handlers.set('/mpod', () => ({
+        allowed: true,
+        ...patch([{ op: 'add', path: '/status/message', value: 'from the webhook' }]),
+      }));
+      const res = await post('/api/v1/namespaces/default/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'with-status' },
+        spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] },
+        status: { phase: 'Running', podIP: '10.0.0.9' },
+      });
+      try {
+        assert.equal(res.code, 201, JSON.stringify(res.json));
+        const [m] = seen.get('/mpod') ?? [];
+        const [v] = seen.get('/vpod') ?? [];
+        assert.equal(m?.object.status.phase, 'Running');
+        assert.equal(m?.object.status.podIP, '10.0.0.9');
+        assert.equal(v?.object.status.phase, 'Pending');
+        assert.equal(v?.object.status.podIP, undefined);
+        assert.equal(v?.object.status.message, undefined);
+        assert.equal(res.json.status.phase, 'Pending');
+        assert.equal(res.json.status.podIP, undefined);
+        assert.equal(res.json.status.message, undefined);
+      } finally {
+        server.delete('pods', 'with-status', 'default');
+      }
+    });
+
     it('rule (SetDefaults_Namespace): a mutating webhook on a Namespace create already sees its kubernetes.io/metadata.name label, a default', async () => {
       server.create(
         MWC,
