@@ -389,6 +389,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
             type.crdName,
           )?.obj,
     );
+    this.#store.converter = this.#converter;
     this.#store.admission = this.#admissionChain();
     this.faults = new TestApiServerFaults(this);
     const rbacMode = options.authorization === 'RBAC';

@@ -479,9 +479,11 @@ export class ResourceHandlers {
 
   /**
    * A write at a version other than the storage version of a CRD that converts through a
-   * webhook: the body (for a patch, the object it patches, patched at the request's
-   * version) is converted to the storage version, written there, and answered converted
-   * back.
+   * webhook. As on kube-apiserver, the write is made and admitted at the request's version
+   * (webhooks and policies see `kind` and `requestKind` at it; its schema validates it; its
+   * managedFields entry names it): the store converts the stored object to it, and the
+   * result to the storage version to store it. A patch other than an apply patches the
+   * object read at the request's version. The answer is converted back.
    */
   async #commitConvertedWrite(
     r: ResourceRequest,
@@ -489,43 +491,25 @@ export class ResourceHandlers {
     body: unknown,
     opts: WriteOptions,
   ): Promise<{ code: number; stored: StoredObject }> {
-    const { converter, store } = this.#ctx;
-    const storage = converter.storageVersion(r.type);
-    const apiVersion = ResourceStore.apiVersion(r.type, r.version);
-    const toStorage = async (obj: UnstructuredObject): Promise<UnstructuredObject> => {
-      const [out] = await converter.convert(r.type, [{ ...obj, apiVersion }], storage);
-      return out ?? obj;
-    };
+    const { store } = this.#ctx;
     let written: { code: number; stored: StoredObject };
     if (r.verb === 'patch' && contentType !== APPLY_PATCH) {
       const current = await this.#readAt(r, store.get(r.type, r.namespace, r.name));
       const patched = patchScale(current.obj, contentType, body);
-      const next = await toStorage(patched as UnstructuredObject);
       written = {
         code: 200,
         stored: await store.updateAsync(
           r.type,
-          storage,
+          r.version,
           r.namespace,
           r.name,
-          next,
+          patched,
           r.subresource,
           opts,
         ),
       };
     } else {
-      // A create, an update, or a server-side apply: the object sent (for an apply, the
-      // applied configuration) is converted to the storage version, written there, and
-      // the result answered converted back. (kube-apiserver's field manager applies at the
-      // request version, converting the live object; managedFields here name the storage
-      // version.)
-      const obj = isPlainObject(body) ? (body as UnstructuredObject) : {};
-      written = await this.#commitWrite(
-        { ...r, version: storage },
-        contentType,
-        await toStorage(obj),
-        opts,
-      );
+      written = await this.#commitWrite(r, contentType, body, opts);
     }
     return { code: written.code, stored: await this.#readAt(r, written.stored) };
   }
@@ -575,10 +559,6 @@ export class ResourceHandlers {
         throw methodNotAllowed(verb, type.group, type.resource);
     }
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** A patch of an object (a Scale, or a converted custom resource), by patch content type. */

@@ -45,7 +45,13 @@ import type { ControllerStore } from './controller_store.js';
 import { GarbageCollector } from './garbage_collector.js';
 import { NamespaceController } from './namespace_controller.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
-import { CustomResourceSchemas, defaultOnRead, scaleOf, withReplicas } from './schema/index.js';
+import {
+  CustomResourceSchemas,
+  defaultOnRead,
+  scaleOf,
+  validateCustomResource,
+  withReplicas,
+} from './schema/index.js';
 import { fromScale, toScale } from './scale.js';
 import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
 import { AdmissionChain } from './admission/chain.js';
@@ -90,8 +96,34 @@ type AdmissionPhase = 'both' | 'mutate' | 'validate';
 /** The kind admission sees on a write through `/scale`. */
 const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
 
-/** A write's steps, suspended at its admission point. */
-type WriteSteps<T> = Generator<AdmissionPoint, T, UnstructuredObject | undefined>;
+/**
+ * A point of a write where its object changes version through a CRD's conversion webhook
+ * (kube-apiserver admits a write at the request's version and converts it to the storage
+ * version when it encodes it for storage): the store yields it and resumes with the object
+ * at `version`.
+ */
+interface ConversionPoint {
+  readonly convert: UnstructuredObject;
+  readonly type: ResourceType;
+  readonly version: string;
+}
+
+/** Converts custom resources between the versions of a CRD (its conversion webhook). */
+export interface WriteConverter {
+  /** Whether objects at `version` are converted by a webhook to be stored (and read). */
+  converts(type: ResourceType, version: string): boolean;
+  /** The version objects of `type` are stored at. */
+  storageVersion(type: ResourceType): string;
+  /** The objects at `version`, in order. */
+  convert(
+    type: ResourceType,
+    objects: UnstructuredObject[],
+    version: string,
+  ): Promise<UnstructuredObject[]>;
+}
+
+/** A write's steps, suspended at its admission and conversion points. */
+type WriteSteps<T> = Generator<AdmissionPoint | ConversionPoint, T, UnstructuredObject | undefined>;
 
 /** Delete options (the DeleteOptions body). */
 export interface DeleteOpts {
@@ -229,6 +261,13 @@ export class ResourceStore {
    */
   admission: AdmissionChain;
 
+  /**
+   * The conversion webhooks of CRDs: a write at a version they convert is admitted at that
+   * version and converted to the storage version to be stored. Unset, every write is
+   * stored at the version it was made at.
+   */
+  converter: WriteConverter | undefined;
+
   constructor(
     storage: Storage,
     registry: ResourceRegistry,
@@ -262,13 +301,18 @@ export class ResourceStore {
 
   /** The `schema` admission plugin over this store's CustomResourceDefinitions. */
   schemaValidation(): ReturnType<typeof schemaValidationPlugin> {
-    return schemaValidationPlugin((type) => this.customResourceSchema(type));
+    return schemaValidationPlugin((type, version) => this.customResourceSchema(type, version));
   }
 
   /** Runs a write's steps in-process: admission must answer synchronously. */
   #run<T>(steps: WriteSteps<T>): T {
     let step = steps.next();
     while (step.done !== true) {
+      if ('convert' in step.value) {
+        throw new KubeControllerKitError(
+          `an in-process write of ${step.value.type.kind} cannot call its conversion webhook: write it at the storage version, or over HTTP`,
+        );
+      }
       const { attrs, obj, phase } = step.value;
       const out = this.#admitPhase(phase, { ...attrs, inProcess: true }, obj);
       if (out instanceof Promise) {
@@ -285,6 +329,13 @@ export class ResourceStore {
   async #runAsync<T>(steps: WriteSteps<T>): Promise<T> {
     let step = steps.next();
     while (step.done !== true) {
+      if ('convert' in step.value) {
+        const { convert, type, version } = step.value;
+        const converter = this.converter;
+        const [out] = converter ? await converter.convert(type, [convert], version) : [];
+        step = steps.next(out ?? convert);
+        continue;
+      }
       const { attrs, obj, phase } = step.value;
       // The write points hand over request attributes already (`inProcess: false`); a
       // chain that answered synchronously is not awaited (no turn of the microtask queue).
@@ -310,14 +361,20 @@ export class ResourceStore {
 
   readonly #schemas = new CustomResourceSchemas();
 
-  /** The structural schema of a custom resource type (undefined for built-ins). */
-  customResourceSchema(type: ResourceType): CustomResourceSchema | undefined {
+  /**
+   * The structural schema of a custom resource type at a version, by default its storage
+   * version (undefined for built-ins).
+   */
+  customResourceSchema(
+    type: ResourceType,
+    version: string = type.versions[0] ?? '',
+  ): CustomResourceSchema | undefined {
     if (type.crdName === undefined) return undefined;
     const crd = this.#storage.get(
       groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
       objectKey('', type.crdName),
     );
-    return crd ? this.#schemas.get(crd.obj, type.versions[0] ?? '') : undefined;
+    return crd ? this.#schemas.get(crd.obj, version) : undefined;
   }
 
   /** A stored custom resource with read-time defaults (itself when none apply). */
@@ -396,9 +453,10 @@ export class ResourceStore {
     const existing = this.get(type, namespace, name);
     const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
     const next = withReplicas(scale, existing.obj, replicas, rv);
+    // The parent is written as stored (its scale paths are the storage version's).
     const stored = yield* this.#replace(
       type,
-      version,
+      this.#storageVersion(type, version),
       existing,
       next,
       'scale',
@@ -520,7 +578,12 @@ export class ResourceStore {
     // Bodies are fresh from JSON.parse (HTTP) or copied by the in-process helpers: a
     // shallow copy of the envelope is enough, nested values are never mutated in place.
     const copy: UnstructuredObject = { ...obj, metadata: { ...obj.metadata } };
-    copy.apiVersion = ResourceStore.apiVersion(type, type.versions[0] ?? version);
+    // A version a webhook converts stays itself until stored (the write is admitted at it);
+    // others share the storage version's shape and are relabelled (strategy None).
+    copy.apiVersion = ResourceStore.apiVersion(
+      type,
+      this.#storageVersion(type, version) !== version ? version : (type.versions[0] ?? version),
+    );
     copy.kind = type.kind;
     copy.metadata ??= {};
     return copy;
@@ -579,6 +642,30 @@ export class ResourceStore {
     let s = '';
     for (let i = 0; i < 5; i++) s += NAME_CHARS[Math.floor(Math.random() * NAME_CHARS.length)];
     return prefix + s;
+  }
+
+  /**
+   * An object of a write made at `from`, at `to`: converted by the CRD's conversion
+   * webhook when it converts one of them, otherwise itself.
+   */
+  *#atVersion(
+    type: ResourceType,
+    obj: UnstructuredObject,
+    from: string,
+    to: string,
+  ): WriteSteps<UnstructuredObject> {
+    const c = this.converter;
+    if (from === to || c === undefined || !(c.converts(type, from) || c.converts(type, to))) {
+      return obj;
+    }
+    const out = yield { convert: obj, type, version: to };
+    return out ?? obj;
+  }
+
+  /** The version objects of `type` are stored at, when a webhook converts `version`. */
+  #storageVersion(type: ResourceType, version: string): string {
+    const c = this.converter;
+    return c !== undefined && c.converts(type, version) ? c.storageVersion(type) : version;
   }
 
   /** The admission point of a write: the store resumes with the admitted object. */
@@ -661,14 +748,13 @@ export class ResourceStore {
     // kube-apiserver's create handler runs mutating admission before the registry's
     // BeforeCreate (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go): the
     // object has no uid, no creationTimestamp and, under generateName, no name yet.
-    // PrepareForCreate drops the status a client sends (kube-apiserver runs it after mutating
-    // admission and defaults again on read; here before, so that the built-in defaults, a
-    // mutation, still fill status.phase). A Namespace's `kubernetes.io/metadata.name` label
-    // is a default webhooks see: set before when the name is known, and again after.
+    // The status a client sends reaches mutating admission: PrepareForCreate, which drops
+    // it, runs in BeforeCreate, after (below). A Namespace's `kubernetes.io/metadata.name`
+    // label is a default webhooks see: set before when the name is known, and again after.
     const sent =
-      opts.seed || (isNamespaces(type) && requestName === '')
-        ? requested
-        : this.#resetStatusOnCreate(type, requested);
+      !opts.seed && isNamespaces(type) && requestName !== ''
+        ? this.#resetStatusOnCreate(type, requested)
+        : requested;
     const obj = yield* this.#admit({ ...attrs, name: requestName }, sent, 'mutate');
     const meta = (obj.metadata ??= {});
     // BeforeCreate (pkg/registry/rest/create.go): the generated name, then the system fields.
@@ -710,17 +796,23 @@ export class ResourceStore {
     else delete meta.generation;
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
+    // PrepareForCreate: the status sent (or set by a mutating webhook) is dropped; what the
+    // built-in defaults put there is set again, as kube-apiserver's defaulting on decoding
+    // the stored object does (a Pod's phase, a Service's loadBalancer, a claim's phase).
     let stored = obj;
-    if (!opts.seed && isNamespaces(type)) stored = this.#resetStatusOnCreate(type, obj);
+    if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
     // Validating admission runs after BeforeCreate (the registry's createValidation, given
     // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
     stored = yield* this.#admit({ ...attrs, name }, stored, 'validate');
+    if (operation !== 'apply' && !opts.seed) {
+      stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
+    }
+    // Admitted at the request's version, converted to the storage version to be stored
+    // (kube-apiserver's storage codec converts when it encodes the object).
+    stored = yield* this.#atVersion(type, stored, version, this.#storageVersion(type, version));
     // Admission may have waited (webhooks): the name may have been taken meanwhile.
     if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
       throw alreadyExists(type.group, type.resource, name);
-    }
-    if (operation !== 'apply' && !opts.seed) {
-      stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
     }
     if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
       stored = withCrdStatus(stored, this.#now());
@@ -758,6 +850,23 @@ export class ResourceStore {
     return result;
   }
 
+  /**
+   * A custom resource's schema and rules (its strategy's Validate) on an object admission
+   * does not see as itself: the parent of a write through `/scale`.
+   */
+  #validateCustomResource(
+    type: ResourceType,
+    version: string,
+    subresource: string,
+    obj: UnstructuredObject,
+    old: UnstructuredObject | undefined,
+  ): void {
+    const crs = this.customResourceSchema(type, version);
+    if (crs === undefined) return;
+    const causes = validateCustomResource(crs, obj, old, { subresource });
+    if (causes.length > 0) throw this.#invalid(type, obj.metadata?.name ?? '', causes);
+  }
+
   #resetStatusOnCreate(type: ResourceType, obj: UnstructuredObject): UnstructuredObject {
     if (type.group === '' && type.resource === 'namespaces') {
       const spec = isObject(obj.spec) ? obj.spec : {};
@@ -780,6 +889,9 @@ export class ResourceStore {
       out.status = { phase: 'Pending', qosClass: 'BestEffort' };
     }
     if (type.group === '' && type.resource === 'services') out.status = { loadBalancer: {} };
+    if (type.group === '' && type.resource === 'persistentvolumeclaims') {
+      out.status = { phase: 'Pending' };
+    }
     return out;
   }
 
@@ -864,6 +976,7 @@ export class ResourceStore {
     opts: WriteOptions,
     operation: WriteOperation,
     body: unknown,
+    oldAtVersion?: UnstructuredObject,
   ): WriteSteps<StoredObject> {
     const meta = (obj.metadata ??= {});
     const name = existing.obj.metadata?.name ?? '';
@@ -871,7 +984,11 @@ export class ResourceStore {
     if (rv !== undefined && rv !== '' && rv !== existing.obj.metadata?.resourceVersion) {
       throw conflict(type.group, type.resource, name);
     }
-    const old = existing.obj;
+    // A write at a version a webhook converts is made and admitted at that version: the
+    // stored object (oldObject) is converted to it first, and the result back to be stored.
+    const storageVersion = this.#storageVersion(type, version);
+    const old =
+      oldAtVersion ?? (yield* this.#atVersion(type, existing.obj, storageVersion, version));
     const oldMeta = old.metadata ?? {};
     let next: UnstructuredObject;
     // The scale subresource writes the whole object (its replicas changed): only the
@@ -916,22 +1033,33 @@ export class ResourceStore {
     // through `/scale` admits the autoscaling/v1 Scale, old and new, not the parent (the
     // scale REST's admission and its toScaleUpdateValidation), and writes back its replicas.
     const asScale = subresource === 'scale' && type.scale !== undefined;
-    const admitted = yield* this.#admit(
-      {
-        operation,
+    const admitAttrs = {
+      operation,
+      type,
+      version,
+      subresource,
+      ...(asScale ? { kind: SCALE_KIND } : {}),
+      namespace: existing.namespace,
+      name,
+      old: asScale ? toScale(type, old) : old,
+      options: opts,
+      body,
+    };
+    if (asScale) {
+      // Mutating admission of the Scale, the parent's own validation (its strategy's
+      // ValidateUpdate: a custom resource's schema and rules), then validating admission
+      // of the Scale, as the scale REST's update runs them.
+      const scaled = fromScale(
         type,
-        version,
-        subresource,
-        ...(asScale ? { kind: SCALE_KIND } : {}),
-        namespace: existing.namespace,
-        name,
-        old: asScale ? toScale(type, old) : old,
-        options: opts,
-        body,
-      },
-      asScale ? toScale(type, next) : next,
-    );
-    next = asScale ? fromScale(type, next, admitted) : admitted;
+        next,
+        yield* this.#admit(admitAttrs, toScale(type, next), 'mutate'),
+      );
+      this.#validateCustomResource(type, version, subresource, scaled, old);
+      yield* this.#admit(admitAttrs, toScale(type, scaled), 'validate');
+      next = scaled;
+    } else {
+      next = yield* this.#admit(admitAttrs, next);
+    }
     const grKey = groupResourceKey(type.group, type.resource);
     // Admission may have waited (webhooks): the object must not have changed meanwhile.
     const now = this.#storage.get(grKey, existing.key);
@@ -957,7 +1085,16 @@ export class ResourceStore {
     const isCrd =
       type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
     if (isCrd && !statusWrite) next = withCrdStatus(next, this.#now());
-    if (stable(next) === stable(old)) return existing;
+    if (storageVersion !== version) {
+      next = yield* this.#atVersion(type, next, version, storageVersion);
+      // The conversion may have waited: the object must not have changed meanwhile.
+      const again = this.#storage.get(grKey, existing.key);
+      if (again === undefined) throw notFound(type.group, type.resource, name);
+      if (again.obj.metadata?.resourceVersion !== oldMeta.resourceVersion) {
+        throw conflict(type.group, type.resource, name);
+      }
+    }
+    if (stable(next) === stable(existing.obj)) return existing;
     if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
     if (
       nm.deletionTimestamp !== undefined &&
@@ -1015,8 +1152,12 @@ export class ResourceStore {
     const configMeta = isObject(config.metadata) ? { ...config.metadata } : {};
     if (configMeta.name === undefined || configMeta.name === '') configMeta.name = name;
     config.metadata = configMeta;
-    const live = cur
-      ? ({ ...cur.obj, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
+    // The field manager applies at the request's version: the live object converted to it.
+    const curAt = cur
+      ? yield* this.#atVersion(type, cur.obj, this.#storageVersion(type, version), version)
+      : undefined;
+    const live = curAt
+      ? ({ ...curAt, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
           [k: string]: JsonValue;
         })
       : undefined;
@@ -1047,7 +1188,17 @@ export class ResourceStore {
     if (type.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
     return {
-      stored: yield* this.#replace(type, version, cur, obj, subresource, opts, 'apply', body),
+      stored: yield* this.#replace(
+        type,
+        version,
+        cur,
+        obj,
+        subresource,
+        opts,
+        'apply',
+        body,
+        curAt,
+      ),
       created: false,
     };
   }

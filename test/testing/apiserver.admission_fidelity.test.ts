@@ -323,6 +323,38 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
       assert.equal(v?.object.metadata.uid, res.json.metadata.uid);
     });
 
+    it('rule (PrepareForCreate runs in BeforeCreate, after mutating admission): a mutating webhook sees the status a client sent; the stored object has it dropped, a status the webhook added too; validating admission sees it dropped', async () => {
+      const PODS = { apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] };
+      server.create(MWC, config('MutatingWebhookConfiguration', 'mpod', PODS));
+      server.create(VWC, config('ValidatingWebhookConfiguration', 'vpod', PODS));
+      handlers.set('/mpod', () => ({
+        allowed: true,
+        ...patch([{ op: 'add', path: '/status/message', value: 'from the webhook' }]),
+      }));
+      const res = await post('/api/v1/namespaces/default/pods', {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'with-status' },
+        spec: { containers: [{ name: 'c', image: 'nginx:1.27' }] },
+        status: { phase: 'Running', podIP: '10.0.0.9' },
+      });
+      try {
+        assert.equal(res.code, 201, JSON.stringify(res.json));
+        const [m] = seen.get('/mpod') ?? [];
+        const [v] = seen.get('/vpod') ?? [];
+        assert.equal(m?.object.status.phase, 'Running');
+        assert.equal(m?.object.status.podIP, '10.0.0.9');
+        assert.equal(v?.object.status.phase, 'Pending');
+        assert.equal(v?.object.status.podIP, undefined);
+        assert.equal(v?.object.status.message, undefined);
+        assert.equal(res.json.status.phase, 'Pending');
+        assert.equal(res.json.status.podIP, undefined);
+        assert.equal(res.json.status.message, undefined);
+      } finally {
+        server.delete('pods', 'with-status', 'default');
+      }
+    });
+
     it('rule (SetDefaults_Namespace): a mutating webhook on a Namespace create already sees its kubernetes.io/metadata.name label, a default', async () => {
       server.create(
         MWC,
@@ -444,6 +476,79 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
       } finally {
         server.delete('deployments.apps', 'web', 'default');
       }
+    });
+  });
+
+  describe("a custom resource's schema and CEL rules are its strategy's Validate (registry Store.Create, customresource strategy)", () => {
+    const CRD = 'customresourcedefinitions.apiextensions.k8s.io';
+    before(() => {
+      server.create(CRD, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'tickets.fidelity.example.com' },
+        spec: {
+          group: 'fidelity.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'tickets', singular: 'ticket', kind: 'Ticket' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  'x-kubernetes-validations': [
+                    {
+                      rule: "self.metadata.name.startsWith('ok-')",
+                      message: 'name must start ok-',
+                    },
+                  ],
+                  properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
+                },
+              },
+            },
+          ],
+        },
+      });
+    });
+
+    const createTicket = (generateName: string) =>
+      post('/apis/fidelity.example.com/v1/namespaces/default/tickets', {
+        apiVersion: 'fidelity.example.com/v1',
+        kind: 'Ticket',
+        metadata: { generateName },
+        spec: { n: 1 },
+      });
+
+    it('rule: validation runs after BeforeCreate, so a rule reading self.metadata.name on a generateName create sees the generated name', async () => {
+      const ok = await createTicket('ok-');
+      assert.equal(ok.code, 201, JSON.stringify(ok.json));
+      assert.match(ok.json.metadata.name as string, /^ok-[a-z0-9]{5}$/);
+      const bad = await createTicket('bad-');
+      assert.equal(bad.code, 422);
+      assert.match(bad.json.message as string, /name must start ok-/);
+      assert.match(
+        bad.json.details.name as string,
+        /^bad-[a-z0-9]{5}$/,
+        'the 422 names the generated name',
+      );
+    });
+
+    it('rule: schema validation runs before validating admission (a refused object never reaches a validating webhook), after mutating admission', async () => {
+      server.create(
+        VWC,
+        config('ValidatingWebhookConfiguration', 'tickets', {
+          apiGroups: ['fidelity.example.com'],
+          apiVersions: ['v1'],
+          resources: ['tickets'],
+        }),
+      );
+      const bad = await createTicket('bad-');
+      assert.equal(bad.code, 422);
+      assert.equal(seen.get('/tickets'), undefined);
+      assert.equal((await createTicket('ok-')).code, 201);
+      assert.equal(seen.get('/tickets')?.length, 1);
     });
   });
 });

@@ -304,7 +304,7 @@ describe('CRD conversion webhooks (test API server)', () => {
     server.delete('gadgets.example.com', 'wf');
   });
 
-  it('a server-side apply at v2 converts the applied configuration to v1, applies it there, and answers at v2', async () => {
+  it('rule (fieldmanager at the request version): a server-side apply at v2 applies at v2 to the live object converted to v2, stores it converted to v1, answers at v2; its managedFields entry names v2', async () => {
     const apply = (spec: Record<string, unknown>) =>
       raw(
         server.url,
@@ -330,7 +330,137 @@ describe('CRD conversion webhooks (test API server)', () => {
     assert.deepEqual(stored.spec, { size: 7 });
     assert.equal(stored.metadata.managedFields[0].manager, 'tester');
     assert.equal(stored.metadata.managedFields[0].operation, 'Apply');
+    assert.equal(stored.metadata.managedFields[0].apiVersion, 'example.com/v2');
+    assert.deepEqual(stored.metadata.managedFields[0].fieldsV1, {
+      'f:spec': { 'f:replicas': {} },
+    });
     server.delete('gadgets.example.com', 'a1');
+  });
+
+  it('rule (handlers/create.go, update.go, patch.go; the storage codec converts on encode): a write at v2 is admitted at v2 (kind and requestKind v2, object and oldObject at v2), so an Exact webhook for v2 is called; the result is stored at v1', async () => {
+    const seen: any[] = [];
+    server.registerService({ namespace: 'default', name: 'exact' }, (review, path) => {
+      const request = (review as any).request;
+      seen.push({ path, request: structuredClone(request) });
+      const response: Record<string, unknown> = { uid: request.uid, allowed: true };
+      if (path === '/m' && request.operation === 'CREATE') {
+        response.patchType = 'JSONPatch';
+        response.patch = Buffer.from(
+          JSON.stringify([{ op: 'add', path: '/metadata/labels', value: { at: 'v2' } }]),
+        ).toString('base64');
+      }
+      return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
+    });
+    const hook = (kind: string, path: string): UnstructuredObject => ({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { name: `exact${path.slice(1)}` },
+      webhooks: [
+        {
+          name: `exact${path.slice(1)}.example.com`,
+          sideEffects: 'None',
+          admissionReviewVersions: ['v1'],
+          matchPolicy: 'Exact',
+          clientConfig: { service: { namespace: 'default', name: 'exact', path } },
+          rules: [
+            {
+              operations: ['CREATE', 'UPDATE'],
+              apiGroups: ['example.com'],
+              apiVersions: ['v2'],
+              resources: ['gadgets'],
+            },
+          ],
+        },
+      ],
+    });
+    const mwc = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
+    const vwc = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
+    server.create(mwc, hook('MutatingWebhookConfiguration', '/m'));
+    server.create(vwc, hook('ValidatingWebhookConfiguration', '/v'));
+    const v2 = { group: 'example.com', version: 'v2', kind: 'Gadget' };
+    try {
+      const res = await raw(
+        server.url,
+        'POST',
+        '/apis/example.com/v2/namespaces/default/gadgets',
+        JSON.stringify({
+          apiVersion: 'example.com/v2',
+          kind: 'Gadget',
+          metadata: { name: 'x1' },
+          spec: { replicas: 2 },
+        }),
+      );
+      assert.equal(res.code, 201, res.body);
+      assert.deepEqual(
+        seen.map((x) => x.path),
+        ['/m', '/v'],
+      );
+      for (const { request } of seen) {
+        assert.deepEqual(request.kind, v2);
+        assert.deepEqual(request.requestKind, v2);
+        assert.equal(request.object.apiVersion, 'example.com/v2');
+        assert.deepEqual(request.object.spec, { replicas: 2 });
+      }
+      assert.deepEqual(seen[1].request.object.metadata.labels, { at: 'v2' });
+      const stored = server.get<any>('gadgets.example.com', 'x1');
+      assert.equal(stored.apiVersion, 'example.com/v1');
+      assert.deepEqual(stored.spec, { size: 2 });
+      assert.deepEqual(stored.metadata.labels, { at: 'v2' });
+      assert.equal(stored.metadata.managedFields[0].apiVersion, 'example.com/v2');
+
+      seen.length = 0;
+      const put = await raw(
+        server.url,
+        'PUT',
+        '/apis/example.com/v2/namespaces/default/gadgets/x1',
+        JSON.stringify({ ...res.json, spec: { replicas: 3 } }),
+      );
+      assert.equal(put.code, 200, put.body);
+      assert.deepEqual(put.json.spec, { replicas: 3 });
+      assert.deepEqual(
+        seen.map((x) => x.path),
+        ['/m', '/v'],
+      );
+      for (const { request } of seen) {
+        assert.equal(request.operation, 'UPDATE');
+        assert.deepEqual(request.kind, v2);
+        assert.deepEqual(request.object.spec, { replicas: 3 });
+        assert.equal(request.oldObject.apiVersion, 'example.com/v2');
+        assert.deepEqual(request.oldObject.spec, { replicas: 2 });
+      }
+      assert.deepEqual(server.get<any>('gadgets.example.com', 'x1').spec, { size: 3 });
+
+      seen.length = 0;
+      const patched = await raw(
+        server.url,
+        'PATCH',
+        '/apis/example.com/v2/namespaces/default/gadgets/x1',
+        JSON.stringify({ spec: { replicas: 4 } }),
+        { 'Content-Type': 'application/merge-patch+json' },
+      );
+      assert.equal(patched.code, 200, patched.body);
+      assert.deepEqual(seen[0]?.request.kind, v2);
+      assert.deepEqual(seen[0]?.request.oldObject.spec, { replicas: 3 });
+      assert.deepEqual(server.get<any>('gadgets.example.com', 'x1').spec, { size: 4 });
+    } finally {
+      server.delete(mwc, 'exactm');
+      server.delete(vwc, 'exactv');
+      server.delete('gadgets.example.com', 'x1');
+    }
+  });
+
+  it('an in-process write at v2 is refused (it cannot wait for the conversion webhook); nothing is stored', () => {
+    assert.throws(
+      () =>
+        server.create('gadgets.example.com', {
+          apiVersion: 'example.com/v2',
+          kind: 'Gadget',
+          metadata: { name: 'inproc', namespace: 'default' },
+          spec: { replicas: 1 },
+        }),
+      /cannot call its conversion webhook/,
+    );
+    assert.ok(server.list('gadgets.example.com').every((o) => o.metadata?.name !== 'inproc'));
   });
 
   it('rule (generic webhook VersionedAttributes): matchPolicy Equivalent sends an admission webhook whose rules name v2 the object converted to v2 by the conversion webhook; its patch at v2 is converted back', async () => {

@@ -70,7 +70,8 @@ export class CustomResourceSchemas {
 
   /** The schema of `crd` at `version` (cached). */
   get(crd: UnstructuredObject, version: string): CustomResourceSchema {
-    const name = crd.metadata?.name ?? '';
+    // Keyed by name and version: writes at several versions of one CRD each keep theirs.
+    const name = `${crd.metadata?.name ?? ''}/${version}`;
     const rv = crd.metadata?.resourceVersion ?? '';
     const hit = this.#byName.get(name);
     if (hit && hit.rv === rv && hit.version === version && rv !== '') return hit.s;
@@ -132,11 +133,29 @@ function strictError(
  * Prunes, defaults and validates a custom resource about to be written. `old` is the
  * stored object on update (for ratcheting and transition rules). Throws the 400 (or, for
  * a patch, 422) of `fieldValidation=Strict` when the body has unknown or duplicate fields.
+ * The two halves, {@link prepareCustomResource} and {@link validateCustomResource}, run
+ * apart on the server's write path.
  */
 export function admitCustomResource(
   crs: CustomResourceSchema,
   obj: UnstructuredObject,
   old: UnstructuredObject | undefined,
+  options: AdmitOptions = {},
+): Admission {
+  const { object, warnings } = prepareCustomResource(crs, obj, options);
+  return { object, warnings, causes: validateCustomResource(crs, object, old, options) };
+}
+
+/**
+ * The decoding half of {@link admitCustomResource}: prunes unknown fields and applies the
+ * schema's defaults (kube-apiserver's custom resource codec does both when it decodes a
+ * body, and again after a mutating webhook). Throws the 400 (or, for a patch, 422) of
+ * `fieldValidation=Strict` when the body has unknown or duplicate fields. The result's
+ * `causes` is always empty.
+ */
+export function prepareCustomResource(
+  crs: CustomResourceSchema,
+  obj: UnstructuredObject,
   options: AdmitOptions = {},
 ): Admission {
   const schema = crs.schema;
@@ -151,8 +170,26 @@ export function admitCustomResource(
     throw strictError(crs, texts, obj, options.patch === true);
   }
   const warnings = mode === 'Warn' ? texts : [];
-  if (schema === undefined) return { object, warnings, causes: [] };
-  applyDefaults(schema, object);
+  if (schema !== undefined) applyDefaults(schema, object);
+  return { object, warnings, causes: [] };
+}
+
+/**
+ * The validating half of {@link admitCustomResource}: the causes that make a pruned and
+ * defaulted custom resource invalid (OpenAPI schema, scale paths, embedded resources,
+ * list types, then the `x-kubernetes-validations` CEL rules, skipped with a cause saying
+ * so when the schema already failed). kube-apiserver runs it as the custom resource
+ * strategy's Validate, inside the registry's create or update (after BeforeCreate has
+ * generated the name), before validating admission. `object` is not changed.
+ */
+export function validateCustomResource(
+  crs: CustomResourceSchema,
+  object: UnstructuredObject,
+  old: UnstructuredObject | undefined,
+  options: AdmitOptions = {},
+): StatusCause[] {
+  const schema = crs.schema;
+  if (schema === undefined) return [];
   let oldObj: UnstructuredObject | undefined;
   if (old !== undefined) {
     oldObj = clone(old);
@@ -186,7 +223,7 @@ export function admitCustomResource(
     if (causes.some((c) => BLOCKING_REASONS.has(c.reason ?? ''))) causes.push(RULES_NOT_CHECKED);
     else causes.push(...validateCelRules(schema, object, oldObj ? { value: oldObj } : undefined));
   }
-  return { object, warnings, causes };
+  return causes;
 }
 
 /**

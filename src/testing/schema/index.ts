@@ -7,6 +7,8 @@
  */
 export {
   admitCustomResource,
+  prepareCustomResource,
+  validateCustomResource,
   customResourceSchema,
   CustomResourceSchemas,
   defaultOnRead,

@@ -7,8 +7,10 @@ import {
   admitCustomResource,
   customResourceSchema,
   defaultOnRead,
+  prepareCustomResource,
   RULES_NOT_CHECKED,
   scaleOf,
+  validateCustomResource,
   warningHeader,
   withReplicas,
 } from '../../../src/testing/schema/index.js';
@@ -258,5 +260,19 @@ describe('scale subresource', () => {
     const bare = withReplicas(scale, gadget({}, { spec: undefined }), 2, '');
     assert.deepEqual(bare.spec, { replicas: 2 });
     assert.equal(bare.metadata?.resourceVersion, undefined);
+  });
+});
+
+describe('prepareCustomResource and validateCustomResource (the codec, then the strategy)', () => {
+  test('prepare prunes and defaults and never refuses an invalid value: that is the strategy Validate, which reads and does not change the object', () => {
+    const prepared = prepareCustomResource(crs, gadget({ replicas: 'x', foo: 1 }));
+    assert.deepEqual(prepared.causes, []);
+    assert.deepEqual(prepared.object.spec, { replicas: 'x', minR: 1, maxR: 5 });
+    const before = structuredClone(prepared.object);
+    const causes = validateCustomResource(crs, prepared.object, undefined);
+    assert.equal(causes[0]?.field, 'spec.replicas');
+    assert.deepEqual(prepared.object, before);
+    const whole = admitCustomResource(crs, gadget({ replicas: 'x', foo: 1 }), undefined);
+    assert.deepEqual(whole.causes, causes, 'admitCustomResource is the two halves');
   });
 });
