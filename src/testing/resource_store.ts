@@ -54,7 +54,7 @@ import {
 } from './schema/index.js';
 import { fromScale, toScale } from './scale.js';
 import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
-import { AdmissionChain } from './admission/chain.js';
+import { AdmissionChain, isPromise } from './admission/chain.js';
 import type { AdmissionAttributes, WriteOperation, WriteOptions } from './admission/interfaces.js';
 import { schemaValidationPlugin } from './admission/schema_validation.js';
 import {
@@ -187,10 +187,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function atVersion(o: UnstructuredObject, apiVersion: string): { [k: string]: JsonValue } {
   const out = o.apiVersion === apiVersion ? o : { ...o, apiVersion };
   return out as unknown as { [k: string]: JsonValue };
-}
-
-function isThenable<T>(v: T | PromiseLike<T>): v is PromiseLike<T> {
-  return typeof (v as { then?: unknown } | undefined)?.then === 'function';
 }
 
 function clone<T>(v: T): T {
@@ -344,7 +340,7 @@ export class ResourceStore {
         attrs.inProcess === false ? attrs : { ...attrs, inProcess: false },
         obj,
       );
-      step = steps.next(isThenable(out) ? await out : out);
+      step = steps.next(isPromise(out) ? await out : out);
     }
     return step.value;
   }

@@ -23,7 +23,8 @@ function isValidation(p: AdmissionPlugin): p is ValidationInterface {
   return typeof (p as Partial<ValidationInterface>).validate === 'function';
 }
 
-function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+/** Whether a plugin (or the chain) answered with a promise rather than at once. */
+export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
   return typeof (v as { then?: unknown } | undefined)?.then === 'function';
 }
 
