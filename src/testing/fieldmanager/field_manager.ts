@@ -62,7 +62,8 @@ export interface FieldManagerScope {
 /** Most `Update` entries kept; the oldest merge into `ancient-changes`. */
 export const MAX_UPDATE_MANAGERS = 10;
 
-const STRIP = FieldSet.of(
+/** The paths no manager owns (kube-apiserver's stripMeta set). */
+export const STRIP = FieldSet.of(
   makePath('apiVersion'),
   makePath('kind'),
   makePath('metadata'),
@@ -83,8 +84,10 @@ function isObj(v: unknown): v is Obj {
 
 // Sets are never changed once built: one of each, shared by every write.
 const NO_RESETS = new FieldSet();
-const STATUS_ENDPOINT_RESETS = FieldSet.of(makePath('metadata'), makePath('spec'));
-const MAIN_ENDPOINT_RESETS = FieldSet.of(makePath('status'));
+/** What a write through the status endpoint resets (a resource with a status subresource). */
+export const STATUS_ENDPOINT_RESETS = FieldSet.of(makePath('metadata'), makePath('spec'));
+/** What a write through the main endpoint resets (a resource with a status subresource). */
+export const MAIN_ENDPOINT_RESETS = FieldSet.of(makePath('status'));
 
 function resetFields(scope: FieldManagerScope): FieldSet {
   if (!scope.statusSubresource) return NO_RESETS;

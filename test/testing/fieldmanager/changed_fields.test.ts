@@ -8,31 +8,20 @@ import { describe, it } from 'node:test';
 import { builtinType } from '../../../src/testing/fieldmanager/builtin_schema.js';
 import { changedFieldsV1 } from '../../../src/testing/fieldmanager/changed_fields.js';
 import { FieldManagerError } from '../../../src/testing/fieldmanager/errors.js';
+// The field manager's own sets: the cross-check runs with what a write runs with.
+import {
+  MAIN_ENDPOINT_RESETS,
+  STATUS_ENDPOINT_RESETS,
+  STRIP,
+} from '../../../src/testing/fieldmanager/field_manager.js';
 import { setToFieldsV1 } from '../../../src/testing/fieldmanager/fields_v1.js';
 import type { JsonValue } from '../../../src/testing/fieldmanager/path.js';
-import { makePath } from '../../../src/testing/fieldmanager/path.js';
 import type { TypeNode } from '../../../src/testing/fieldmanager/schema.js';
 import { customResourceType } from '../../../src/testing/fieldmanager/schema.js';
 import { FieldSet } from '../../../src/testing/fieldmanager/set.js';
 import { compare } from '../../../src/testing/fieldmanager/typed.js';
 
 type Obj = { [k: string]: JsonValue };
-
-// The paths no manager owns (kube-apiserver's stripMeta set).
-const STRIP = FieldSet.of(
-  makePath('apiVersion'),
-  makePath('kind'),
-  makePath('metadata'),
-  makePath('metadata', 'name'),
-  makePath('metadata', 'namespace'),
-  makePath('metadata', 'creationTimestamp'),
-  makePath('metadata', 'uid'),
-  makePath('metadata', 'generation'),
-  makePath('metadata', 'managedFields'),
-  makePath('metadata', 'resourceVersion'),
-);
-const MAIN_RESETS = FieldSet.of(makePath('status'));
-const STATUS_RESETS = FieldSet.of(makePath('metadata'), makePath('spec'));
 
 /** The rule: Compare, reset fields removed recursively, stripped paths removed exactly. */
 function expected(
@@ -237,17 +226,23 @@ const gizmos: Obj[] = [
 describe('changedFieldsV1 (the FieldsV1 a create records, in one walk)', () => {
   it('equals Compare’s added and modified fields, less reset and stripped ones, for Deployments', () => {
     const t = builtinType('deployments.apps').type;
-    assert.equal(crossCheck(deployments, t, [MAIN_RESETS, STATUS_RESETS, new FieldSet()]), 192);
+    assert.equal(
+      crossCheck(deployments, t, [MAIN_ENDPOINT_RESETS, STATUS_ENDPOINT_RESETS, new FieldSet()]),
+      192,
+    );
   });
 
   it('equals them for a custom resource with set, map, atomic and untyped fields', () => {
-    assert.equal(crossCheck(gizmos, gizmo, [MAIN_RESETS, STATUS_RESETS, new FieldSet()]), 243);
+    assert.equal(
+      crossCheck(gizmos, gizmo, [MAIN_ENDPOINT_RESETS, STATUS_ENDPOINT_RESETS, new FieldSet()]),
+      243,
+    );
   });
 
   it('is undefined when nothing but stripped or reset fields changed', () => {
     const t = builtinType('deployments.apps').type;
     const base = deployment({ replicas: 1 });
     const renamed = deployment({ replicas: 1 }, { name: 'e', uid: 'v' }, { status: { a: 1 } });
-    assert.equal(changedFieldsV1(base, renamed, t, MAIN_RESETS, STRIP), undefined);
+    assert.equal(changedFieldsV1(base, renamed, t, MAIN_ENDPOINT_RESETS, STRIP), undefined);
   });
 });
