@@ -29,6 +29,7 @@ import { heapUsedAfterGc, fmt, printTable, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';
 import { kubeConfigFor } from './lib/kubeconfig.js';
 import { makeBenchPod } from './lib/pods.js';
+import { rawWatchLines } from './lib/raw_watch.js';
 
 const self = fileURLToPath(import.meta.url);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -176,21 +177,10 @@ async function lowerBoundHarness(url: string, n: number): Promise<Harness> {
       // The watch, from the list's resourceVersion.
       await new Promise<void>((resolve, reject) => {
         req = request(`${url}/api/v1/pods?watch=1&resourceVersion=${rv}`, (res) => {
-          let pending = '';
-          res.on('data', (chunk: Buffer) => {
-            const text = pending + chunk.toString('utf8');
-            let from = 0;
-            for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-              const ev = JSON.parse(text.slice(from, nl)) as {
-                type: string;
-                object: { metadata: { namespace: string; name: string } };
-              };
-              map.set(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`, ev.object);
-              if (ev.type === 'MODIFIED') updates.bump();
-              from = nl + 1;
-            }
-            pending = text.slice(from);
-          });
+          res.on(
+            'data',
+            rawWatchLines(map, () => updates.bump()),
+          );
           res.on('error', () => {});
           resolve();
         });

@@ -65,7 +65,6 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { constants as zlibConstants, createGunzip, createGzip } from 'node:zlib';
 import type { Session } from 'node:inspector';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type * as SharedInformerModule from '../src/cache/shared_informer.js';
 import type * as ListWatchModule from '../src/cache/listwatch.js';
 import type * as ResourceClientModule from '../src/client/resource_client.js';
@@ -74,6 +73,8 @@ import type * as LoggerModule from '../src/util/logger.js';
 import { fmt, printTable, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';
 import { makeBenchPod } from './lib/pods.js';
+import { rawWatchLines } from './lib/raw_watch.js';
+import { kubeConfigFor } from './lib/kubeconfig.js';
 
 const self = fileURLToPath(import.meta.url);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -327,22 +328,6 @@ function counter(): { count: number; wait(target: number): Promise<void>; bump()
   return c;
 }
 
-async function kubeConfig(url: string): Promise<KubeConfig> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [
-      serverCa === undefined
-        ? { name: 'c', server: url, skipTLSVerify: true }
-        : { name: 'c', server: url, caData: Buffer.from(serverCa).toString('base64') },
-    ],
-    users: [{ name: 'u' }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
-  return kc;
-}
-
 function httpGetBody(url: string): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     request(url, (res) => {
@@ -373,26 +358,15 @@ async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<
       await new Promise<void>((resolve, reject) => {
         const headers = gzip ? { 'accept-encoding': 'gzip' } : {};
         req = request(`${url}/api/v1/pods?watch=1&resourceVersion=${rv}`, { headers }, (res) => {
-          let pending = '';
           // lower-gzip: the same, inflating with Node's zlib stream (what any client pays).
           const body =
             res.headers['content-encoding'] === 'gzip'
               ? res.pipe(createGunzip({ finishFlush: zlibConstants.Z_SYNC_FLUSH }))
               : res;
-          body.on('data', (chunk: Buffer) => {
-            const text = pending + chunk.toString('utf8');
-            let from = 0;
-            for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-              const ev = JSON.parse(text.slice(from, nl)) as {
-                type: string;
-                object: { metadata: { namespace: string; name: string } };
-              };
-              map.set(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`, ev.object);
-              if (ev.type === 'MODIFIED') updates.bump();
-              from = nl + 1;
-            }
-            pending = text.slice(from);
-          });
+          body.on(
+            'data',
+            rawWatchLines(map, () => updates.bump()),
+          );
           res.on('error', () => {});
           resolve();
         });
@@ -443,21 +417,10 @@ async function lowerH2Harness(url: string, n: number): Promise<Harness> {
       await new Promise<void>((resolve, reject) => {
         const s = session.request({ ':path': `/api/v1/pods?watch=1&resourceVersion=${rv}` });
         watch = s;
-        let pending = '';
-        s.on('data', (chunk: Buffer) => {
-          const text = pending + chunk.toString('utf8');
-          let from = 0;
-          for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-            const ev = JSON.parse(text.slice(from, nl)) as {
-              type: string;
-              object: { metadata: { namespace: string; name: string } };
-            };
-            map.set(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`, ev.object);
-            if (ev.type === 'MODIFIED') updates.bump();
-            from = nl + 1;
-          }
-          pending = text.slice(from);
-        });
+        s.on(
+          'data',
+          rawWatchLines(map, () => updates.bump()),
+        );
         s.on('response', () => resolve());
         s.on('error', reject);
       });
@@ -488,7 +451,7 @@ async function oursHarness(
   )) as typeof ResourceClientModule;
   const { podsResource } = (await import(`${src}/client/builtins.js`)) as typeof BuiltinsModule;
   const { noopLogger } = (await import(`${src}/util/logger.js`)) as typeof LoggerModule;
-  const kc = await kubeConfig(url);
+  const kc = await kubeConfigFor(url, serverCa);
   const informer = new SharedIndexInformer(
     listWatchFromClient(new ResourceClient(kc, podsResource)),
     { name: 'pods', logger: noopLogger, watchList },
@@ -516,7 +479,7 @@ async function oursHarness(
 
 async function clientNodeHarness(url: string, n: number): Promise<Harness> {
   const k8s = await import('@kubernetes/client-node');
-  const kc = await kubeConfig(url);
+  const kc = await kubeConfigFor(url, serverCa);
   const api = kc.makeApiClient(k8s.CoreV1Api);
   const informer = k8s.makeInformer(kc, '/api/v1/pods', () => api.listPodForAllNamespaces());
   const adds = counter();
