@@ -84,6 +84,15 @@ function encodeLines(lines: string[], encode: (line: string) => Buffer): Buffer 
 /** How long before a watch's timeout kube-apiserver sends its last BOOKMARK. */
 const PRE_TIMEOUT_BOOKMARK_MS = 2000;
 
+/** An object as the metadata-only view renders it (`meta.k8s.io/v1` PartialObjectMetadata). */
+function partialObjectMetadata(obj: UnstructuredObject): string {
+  return JSON.stringify({
+    kind: 'PartialObjectMetadata',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: obj.metadata,
+  });
+}
+
 /** Renders a stored object for a client: at a version, optionally metadata-only. */
 export function renderObject(
   stored: StoredObject,
@@ -92,13 +101,7 @@ export function renderObject(
   metaOnly: boolean,
 ): string {
   if (type.readTransform) stored = type.readTransform(stored);
-  if (metaOnly) {
-    return JSON.stringify({
-      kind: 'PartialObjectMetadata',
-      apiVersion: 'meta.k8s.io/v1',
-      metadata: stored.obj.metadata,
-    });
-  }
+  if (metaOnly) return partialObjectMetadata(stored.obj);
   if (version === type.versions[0] || type.group === '') return stored.json;
   return JSON.stringify({ ...stored.obj, apiVersion: `${type.group}/${version}` });
 }
@@ -323,13 +326,7 @@ export class WatchConnection {
     const f = this.filter;
     convert(stored).then(
       (obj) => {
-        const body = f.metaOnly
-          ? JSON.stringify({
-              kind: 'PartialObjectMetadata',
-              apiVersion: 'meta.k8s.io/v1',
-              metadata: obj.metadata,
-            })
-          : JSON.stringify(obj);
+        const body = f.metaOnly ? partialObjectMetadata(obj) : JSON.stringify(obj);
         slot.line = `{"type":"${type}","object":${body}}\n`;
         this.#drain();
       },
