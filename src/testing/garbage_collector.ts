@@ -12,10 +12,7 @@ import type { OwnerReference, UnstructuredObject } from '../client/types.js';
 import type { ControllerStore, Held } from './controller_store.js';
 import type { OwnerIndex } from './owner_index.js';
 import { groupResourceKey } from './registry.js';
-
-function clone<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
-}
+import { jsonCopy as clone } from './json_copy.js';
 
 /** The collector over an owner graph. */
 export class GarbageCollector {

@@ -12,13 +12,10 @@ import { KubeControllerKitError } from '../util/errors.js';
 import type { ControllerStore } from './controller_store.js';
 import { groupResourceKey } from './registry.js';
 import type { ResourceType } from './registry.js';
+import { jsonCopy as clone } from './json_copy.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function clone<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
 }
 
 /** Deletes the contents of terminating namespaces, then the namespaces. */

@@ -8,6 +8,7 @@
  * @module
  */
 import { KubeControllerKitError } from '../util/errors.js';
+import { jsonCopy as clone } from './json_copy.js';
 
 /** A patch that cannot be applied (the server answers 422, or 400 for a malformed one). */
 export class PatchError extends KubeControllerKitError {
@@ -24,10 +25,6 @@ type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function clone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
 }
 
 /** Applies an RFC 7386 JSON merge patch. */

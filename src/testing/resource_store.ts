@@ -63,6 +63,7 @@ import {
 } from './admission/webhook_validation.js';
 import type { CustomResourceSchema, Scale } from './schema/index.js';
 import { selectableFields } from './watch.js';
+import { jsonCopy as clone } from './json_copy.js';
 
 /** The patch content types the server accepts. */
 export const PATCH_TYPES = [
@@ -187,10 +188,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 function atVersion(o: UnstructuredObject, apiVersion: string): { [k: string]: JsonValue } {
   const out = o.apiVersion === apiVersion ? o : { ...o, apiVersion };
   return out as unknown as { [k: string]: JsonValue };
-}
-
-function clone<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
 }
 
 function stable(v: unknown): string {

@@ -37,6 +37,7 @@ import {
   defaultReplicaSet,
   defaultStatefulSet,
 } from './workloads.js';
+import { jsonCopy } from '../json_copy.js';
 
 /** Sets a kind's defaults on a decoded object, in place. */
 type Defaulter = (obj: Obj) => void;
@@ -76,56 +77,9 @@ export function withBuiltinDefaults(
 ): UnstructuredObject {
   const defaulter = DEFAULTERS.get(groupResourceKey(group, resource));
   if (defaulter === undefined) return obj;
-  const copy = jsonCopy(obj) as UnstructuredObject;
+  const copy = jsonCopy(obj);
   defaulter(copy);
   return copy;
-}
-
-/**
- * What `JSON.parse(JSON.stringify(v))` returns, without the text in between (a few times
- * cheaper): plain objects and arrays are walked, anything else (a Date, a boxed value)
- * takes the round trip.
- */
-function jsonCopy(v: unknown): unknown {
-  switch (typeof v) {
-    case 'string':
-    case 'boolean':
-      return v;
-    case 'number':
-      return Number.isFinite(v) ? v : null;
-    case 'object':
-      break;
-    case 'bigint':
-      return JSON.parse(JSON.stringify(v)) as unknown; // throws, as JSON does
-    default:
-      return undefined; // undefined, functions, symbols
-  }
-  if (v === null) return null;
-  if (Array.isArray(v)) {
-    const out: unknown[] = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = jsonCopy(v[i]) ?? null;
-    return out;
-  }
-  const proto = Object.getPrototypeOf(v) as unknown;
-  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in v) {
-    return JSON.parse(JSON.stringify(v)) as unknown;
-  }
-  const src = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(src)) {
-    const c = jsonCopy(src[k]);
-    if (c === undefined) continue;
-    // JSON.parse makes `__proto__` an own key; an assignment would set the prototype.
-    if (k === '__proto__') {
-      Object.defineProperty(out, k, {
-        value: c,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    } else out[k] = c;
-  }
-  return out;
 }
 
 export { allocateServiceFields } from './service_allocation.js';
