@@ -54,6 +54,7 @@ import {
 } from './schema/index.js';
 import { fromScale, toScale } from './scale.js';
 import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
+import { podQOSClass } from './defaults/qos.js';
 import { AdmissionChain, isPromise } from './admission/chain.js';
 import type { AdmissionAttributes, WriteOperation, WriteOptions } from './admission/interfaces.js';
 import { schemaValidationPlugin } from './admission/schema_validation.js';
@@ -879,7 +880,7 @@ export class ResourceStore {
     const out = { ...obj };
     delete out.status;
     if (type.group === '' && type.resource === 'pods') {
-      out.status = { phase: 'Pending', qosClass: 'BestEffort' };
+      out.status = { phase: 'Pending', qosClass: podQOSClass(out) };
     }
     if (type.group === '' && type.resource === 'services') out.status = { loadBalancer: {} };
     if (type.group === '' && type.resource === 'persistentvolumeclaims') {

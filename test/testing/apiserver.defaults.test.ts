@@ -149,6 +149,52 @@ describe('built-in defaults on the test API server', () => {
       assert.deepEqual(c.ports, [{ containerPort: 8080, hostPort: 8080, protocol: 'TCP' }]);
     });
 
+    it('status.qosClass is computed at create (pkg/apis/core/helper/qos): BestEffort without cpu/memory, Guaranteed when every container limits both and requests equal limits (limits alone default the requests; 0.5 = 500m), Burstable otherwise; init containers and pod-level resources count', async () => {
+      const qos = async (name: string, spec: Record<string, unknown>): Promise<string> =>
+        (await create(`${CORE}/pods`, { metadata: { name }, spec })).status.qosClass;
+      const res = (r: Record<string, unknown>) => container('c', 'nginx', { resources: r });
+      const both = { cpu: '500m', memory: '1Gi' };
+      assert.equal(await qos('qos-none', { containers: [container('c', 'nginx')] }), 'BestEffort');
+      // Only cpu and memory count, and a zero quantity is no quantity.
+      assert.equal(
+        await qos('qos-other', {
+          containers: [res({ requests: { 'ephemeral-storage': '1Gi', cpu: '0' } })],
+        }),
+        'BestEffort',
+      );
+      assert.equal(await qos('qos-limits', { containers: [res({ limits: both })] }), 'Guaranteed');
+      assert.equal(
+        await qos('qos-equal', {
+          containers: [res({ limits: both, requests: { cpu: '0.5', memory: '1073741824' } })],
+        }),
+        'Guaranteed',
+      );
+      assert.equal(
+        await qos('qos-less', {
+          containers: [res({ limits: both, requests: { cpu: '100m', memory: '1Gi' } })],
+        }),
+        'Burstable',
+      );
+      assert.equal(
+        await qos('qos-cpu-only', { containers: [res({ limits: { cpu: '1' } })] }),
+        'Burstable',
+      );
+      assert.equal(
+        await qos('qos-init', {
+          containers: [res({ limits: both })],
+          initContainers: [container('i', 'busybox')],
+        }),
+        'Burstable',
+      );
+      assert.equal(
+        await qos('qos-pod-level', {
+          resources: { limits: both, requests: both },
+          containers: [container('c', 'nginx')],
+        }),
+        'Guaranteed',
+      );
+    });
+
     it('probes get timeoutSeconds 1, periodSeconds 10, successThreshold 1, failureThreshold 3; httpGet path / and scheme HTTP; grpc service ""', async () => {
       const pod = await create(`${CORE}/pods`, {
         metadata: { name: 'probes' },
