@@ -744,10 +744,12 @@ export class ResourceStore {
     // object has no uid, no creationTimestamp and, under generateName, no name yet.
     // The status a client sends reaches mutating admission: PrepareForCreate, which drops
     // it, runs in BeforeCreate, after (below). A Namespace's `kubernetes.io/metadata.name`
-    // label is a default webhooks see: set before when the name is known, and again after.
+    // label and its `status.phase: Active` are defaults webhooks see (SetDefaults_Namespace,
+    // SetDefaults_NamespaceStatus): set before when the name is known, and again after;
+    // its `spec.finalizers` come from PrepareForCreate, after mutating admission.
     const sent =
       !opts.seed && isNamespaces(type) && requestName !== ''
-        ? this.#resetStatusOnCreate(type, requested)
+        ? namespaceDecodeDefaults(requested)
         : requested;
     const obj = yield* this.#admit({ ...attrs, name: requestName }, sent, 'mutate');
     const meta = (obj.metadata ??= {});
@@ -1760,4 +1762,24 @@ function gcFinalizerFor(opts: DeleteOpts): string | undefined {
 
 function isNamespaces(type: ResourceType): boolean {
   return type.group === '' && type.resource === 'namespaces';
+}
+
+/**
+ * A Namespace's decoding defaults (pkg/apis/core/v1/defaults.go): the
+ * `kubernetes.io/metadata.name` label, and `status.phase: Active` when unset.
+ */
+function namespaceDecodeDefaults(obj: UnstructuredObject): UnstructuredObject {
+  const name = obj.metadata?.name ?? '';
+  const status = isObject(obj.status) ? obj.status : {};
+  return {
+    ...obj,
+    metadata: {
+      ...obj.metadata,
+      labels: { ...obj.metadata?.labels, 'kubernetes.io/metadata.name': name },
+    },
+    status: {
+      ...status,
+      phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Active',
+    },
+  };
 }

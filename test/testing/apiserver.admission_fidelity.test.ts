@@ -355,7 +355,7 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
       }
     });
 
-    it('rule (SetDefaults_Namespace): a mutating webhook on a Namespace create already sees its kubernetes.io/metadata.name label, a default', async () => {
+    it('rule (SetDefaults_Namespace, SetDefaults_NamespaceStatus, PrepareForCreate): a mutating webhook on a Namespace create sees its kubernetes.io/metadata.name label and status.phase Active, defaults, but not spec.finalizers, which PrepareForCreate adds after it', async () => {
       server.create(
         MWC,
         config('MutatingWebhookConfiguration', 'ns', {
@@ -376,6 +376,10 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
           'kubernetes.io/metadata.name': 'labelled',
         });
         assert.equal(m?.object.metadata.uid, undefined);
+        assert.deepEqual(m?.object.status, { phase: 'Active' });
+        assert.equal(m?.object.spec?.finalizers, undefined);
+        assert.deepEqual(res.json.spec.finalizers, ['kubernetes']);
+        assert.deepEqual(res.json.status, { phase: 'Active' });
       } finally {
         server.delete('namespaces', 'labelled');
       }
