@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { readManifests, startTestApiServer } from '../../src/testing/index.js';
-import type { RecordedRequest, TestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../src/testing/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { ACCEPTED, runGateway } from '../../examples/gateway/src/gateway.js';
 import type { CompiledEvent } from '../../examples/gateway/src/gateway.js';
@@ -382,32 +382,6 @@ describe('gateway example', () => {
     await down.close();
     server.create(routesRef, route('down', { pathPrefix: '/down', upstream: down.url }));
     await until('502', '/down', (r) => r.status === 502);
-  });
-
-  test('every request the gateway made is granted by rbac.yaml', async () => {
-    const docs = await readManifests(examplePath('gateway/rbac.yaml'));
-    const rules = docs
-      .filter((d) => d.kind === 'ClusterRole')
-      .flatMap(
-        (d) =>
-          (d as { rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] }).rules,
-      );
-    const granted = (r: RecordedRequest) => {
-      const resource = r.subresource === '' ? r.resource : `${r.resource}/${r.subresource}`;
-      return rules.some(
-        (rule) =>
-          rule.apiGroups.includes(r.group) &&
-          rule.resources.includes(resource) &&
-          rule.verbs.includes(r.verb),
-      );
-    };
-    const made = server.requests.filter((r) => r.resource !== '');
-    assert.ok(made.some((r) => r.subresource === 'status' && r.verb === 'patch'));
-    assert.ok(made.some((r) => r.resource === 'events' && r.verb === 'create'));
-    const denied = made
-      .filter((r) => !granted(r))
-      .map((r) => `${r.verb} ${r.group}/${r.resource}/${r.subresource}`);
-    assert.deepEqual([...new Set(denied)], []);
   });
 });
 

@@ -19,6 +19,8 @@ import type { Logger, LogFields } from '../../src/util/logger.js';
 import { runOperator } from '../../examples/application-operator/src/operator.js';
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
+import { ACCEPTED, runGateway } from '../../examples/gateway/src/gateway.js';
+import { Audit } from '../../examples/audit/src/audit.js';
 import { STAMP_LABEL, runReplica } from '../../examples/leader-elected/src/replica.js';
 import {
   RING,
@@ -442,6 +444,131 @@ describe('examples: RBAC manifests are enough and least, proven under RBAC', () 
       },
     });
     assert.equal(proven, 6, 'every granted verb was removed in turn');
+  });
+
+  test('gateway: its three resources and their status, Secrets and Events', async () => {
+    const gw = (resource: string) => ({ group: 'gateway.example.com', resource });
+    const meta = { namespace: 'default' };
+    const proven = await proveManifest({
+      manifest: 'gateway/rbac.yaml',
+      serviceAccount: { namespace: 'gateway', name: 'gateway' },
+      namespaces: ['default', 'gateway'],
+      async setup(server) {
+        for (const crd of await readManifests(examplePath('gateway/crds.yaml'))) {
+          server.create(crdRef, crd);
+        }
+      },
+      informers: 4,
+      unprovable: {
+        // The event correlator patches only when the same event repeats within its window.
+        'events patch': 'only when an event repeats',
+      },
+      async story({ server, kubeConfig, logger, until }) {
+        const stop = new AbortController();
+        let compiledRoutes = 0;
+        const running = runGateway(kubeConfig, stop.signal, {
+          listen: '127.0.0.1:0',
+          logger,
+          onCompiled: (e) => (compiledRoutes = e.table.routes.length),
+        });
+        try {
+          server.create('secrets', {
+            metadata: { name: 'tokens', ...meta },
+            data: { keys: Buffer.from('t-1\n').toString('base64') },
+          });
+          server.create(gw('authpolicies'), {
+            apiVersion: 'gateway.example.com/v1',
+            kind: 'AuthPolicy',
+            metadata: { name: 'bearer', ...meta },
+            spec: { type: 'bearer', secretRef: { name: 'tokens' } },
+          });
+          server.create(gw('ratelimitpolicies'), {
+            apiVersion: 'gateway.example.com/v1',
+            kind: 'RateLimitPolicy',
+            metadata: { name: 'calm', ...meta },
+            spec: { requestsPerSecond: 10, burst: 20, per: 'client' },
+          });
+          server.create(gw('apiroutes'), {
+            apiVersion: 'gateway.example.com/v1',
+            kind: 'ApiRoute',
+            metadata: { name: 'shop', ...meta },
+            spec: {
+              pathPrefix: '/shop',
+              upstream: 'http://127.0.0.1:1',
+              authPolicy: 'bearer',
+              rateLimitPolicy: 'calm',
+            },
+          });
+          const accepted = (resource: string, name: string) => {
+            const o = server.get<{ status?: { conditions?: { type: string; status: string }[] } }>(
+              gw(resource),
+              name,
+              'default',
+            );
+            return o?.status?.conditions?.some((c) => c.type === ACCEPTED && c.status === 'True');
+          };
+          await until(
+            'all three Accepted',
+            () =>
+              accepted('apiroutes', 'shop') === true &&
+              accepted('authpolicies', 'bearer') === true &&
+              accepted('ratelimitpolicies', 'calm') === true,
+          );
+          await until('the route served', () => compiledRoutes > 0);
+          await until('an Event', () => server.list('events', 'default').length > 0);
+        } finally {
+          stop.abort();
+          await running;
+        }
+      },
+    });
+    assert.equal(proven, 6, 'every granted verb was removed in turn');
+  });
+
+  test('audit: list/watch on every resource, Events', async () => {
+    // One informer per resource the audit follows: counted from its first (streaming)
+    // run, so the paged runs refuse exactly that many streaming lists.
+    let followed: number | undefined;
+    const proven = await proveManifest({
+      manifest: 'audit/rbac.yaml',
+      serviceAccount: { namespace: 'audit', name: 'audit' },
+      namespaces: ['default', 'audit'],
+      informers: 0, // the story arms the paged runs' refusals itself
+      unprovable: {
+        // The event correlator patches only when the same event repeats within its window.
+        'events patch': 'only when an event repeats',
+      },
+      async story({ server, kubeConfig, logger, mode, until }) {
+        if (mode === 'paged') {
+          assert.ok(followed !== undefined && followed > 10, 'the streaming run came first');
+          server.faults.failNext(followed, {
+            verb: 'watch',
+            code: 422,
+            message: 'sendInitialEvents is not supported by this server',
+          });
+        }
+        server.create('configmaps', { metadata: { name: 'bare', namespace: 'default' } });
+        const audit = new Audit({ logger });
+        const stop = new AbortController();
+        const running = audit.run(kubeConfig, stop.signal);
+        try {
+          await until('synced', () => audit.synced);
+          await until(
+            'a violation recorded as an Event',
+            () => server.list('events', 'default').length > 0,
+          );
+        } finally {
+          stop.abort();
+          await running;
+        }
+        followed ??= new Set(
+          server.requests
+            .filter((r) => r.verb === 'watch' && r.url.includes('sendInitialEvents=true'))
+            .map((r) => `${r.group}/${r.resource}`),
+        ).size;
+      },
+    });
+    assert.equal(proven, 3, 'every granted verb was removed in turn');
   });
 
   test('sharded-operator: the sharder and its replicas (--mode=labels)', async () => {
