@@ -555,4 +555,74 @@ describe('admission as kube-apiserver runs it (test API server)', () => {
       assert.equal(seen.get('/tickets')?.length, 1);
     });
   });
+
+  describe('a conversion: None CRD written at a version that is not its storage version (handlers/create.go: admission at the request version)', () => {
+    const CRD = 'customresourcedefinitions.apiextensions.k8s.io';
+    before(() => {
+      const version = (name: string, storage: boolean) => ({
+        name,
+        served: true,
+        storage,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: { spec: { type: 'object', properties: { n: { type: 'integer' } } } },
+          },
+        },
+      });
+      server.create(CRD, {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'notes.fidelity.example.com' },
+        spec: {
+          group: 'fidelity.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'notes', singular: 'note', kind: 'Note' },
+          versions: [version('v1', true), version('v2', false)],
+        },
+      });
+    });
+
+    it('rule: an Exact webhook for v2 is called with kind, requestKind and object at v2; one for v1 with matchPolicy Equivalent sees the object at v1 and requestKind v2; the object is stored at v1', async () => {
+      const rule = (v: string) => ({
+        apiGroups: ['fidelity.example.com'],
+        apiVersions: [v],
+        resources: ['notes'],
+      });
+      const exact = config('MutatingWebhookConfiguration', 'notes-v2', rule('v2'));
+      (exact.webhooks as any)[0].matchPolicy = 'Exact';
+      const equivalent = config('ValidatingWebhookConfiguration', 'notes-v1', rule('v1'));
+      (equivalent.webhooks as any)[0].matchPolicy = 'Equivalent';
+      server.create(MWC, exact);
+      server.create(VWC, equivalent);
+      try {
+        const res = await post('/apis/fidelity.example.com/v2/namespaces/default/notes', {
+          apiVersion: 'fidelity.example.com/v2',
+          kind: 'Note',
+          metadata: { name: 'n1' },
+          spec: { n: 1 },
+        });
+        assert.equal(res.code, 201, JSON.stringify(res.json));
+        assert.equal(res.json.apiVersion, 'fidelity.example.com/v2');
+        const gvk = (version: string) => ({ group: 'fidelity.example.com', version, kind: 'Note' });
+        const [m] = seen.get('/notes-v2') ?? [];
+        assert.deepEqual(m?.kind, gvk('v2'));
+        assert.deepEqual(m?.requestKind, gvk('v2'));
+        assert.equal(m?.object.apiVersion, 'fidelity.example.com/v2');
+        const [v] = seen.get('/notes-v1') ?? [];
+        assert.deepEqual(v?.kind, gvk('v1'));
+        assert.deepEqual(v?.requestKind, gvk('v2'));
+        assert.equal(v?.object.apiVersion, 'fidelity.example.com/v1');
+        const stored = server.get<any>(
+          { group: 'fidelity.example.com', resource: 'notes' },
+          'n1',
+          'default',
+        );
+        assert.equal(stored.apiVersion, 'fidelity.example.com/v1');
+      } finally {
+        server.delete(MWC, 'notes-v2');
+        server.delete(VWC, 'notes-v1');
+      }
+    });
+  });
 });
