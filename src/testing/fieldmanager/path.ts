@@ -14,7 +14,12 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: s
 
 /** One step of a field path. */
 export type PathElement =
-  | { readonly kind: 'field'; readonly name: string }
+  | {
+      readonly kind: 'field';
+      readonly name: string;
+      /** Its `FieldsV1` key, `f:` and the name (made once with the element). */
+      readonly key: string;
+    }
   | { readonly kind: 'key'; readonly fields: readonly (readonly [string, JsonValue])[] }
   | { readonly kind: 'value'; readonly value: JsonValue }
   | { readonly kind: 'index'; readonly index: number };
@@ -26,7 +31,7 @@ export type FieldPath = readonly PathElement[];
 export function fieldElement(name: string): PathElement {
   let pe = FIELD_ELEMENTS.get(name);
   if (pe === undefined) {
-    pe = { kind: 'field', name };
+    pe = { kind: 'field', name, key: `f:${name}` };
     if (FIELD_ELEMENTS.size < MAX_FIELD_KEYS) FIELD_ELEMENTS.set(name, pe);
   }
   return pe;
@@ -163,16 +168,11 @@ function escapeHtml(text: string): string {
 /** The `FieldsV1` key of an element: `f:name`, `k:{"name":"web"}`, `v:"a"`, `i:0`. */
 export function serializeElement(pe: PathElement): string {
   switch (pe.kind) {
-    case 'field': {
-      // The same names recur in every object: one key string each (an object built with
-      // these keys, as FieldsV1 is, then reuses its property lookups).
-      let text = FIELD_KEYS.get(pe.name);
-      if (text === undefined) {
-        text = `f:${pe.name}`;
-        if (FIELD_KEYS.size < MAX_FIELD_KEYS) FIELD_KEYS.set(pe.name, text);
-      }
-      return text;
-    }
+    case 'field':
+      // The same names recur in every object: one key string each, kept with the shared
+      // element (an object built with these keys, as FieldsV1 is, then reuses its
+      // property lookups).
+      return pe.key;
     case 'index':
       return `i:${pe.index}`;
     default: {
@@ -210,8 +210,7 @@ export function serializeItemElement(pe: PathElement): string {
 }
 
 const SERIALIZED = new WeakMap<PathElement, string>();
-const FIELD_KEYS = new Map<string, string>();
-/** Field names whose key is kept (label and annotation keys are unbounded). */
+/** Field names whose element is kept (label and annotation keys are unbounded). */
 const MAX_FIELD_KEYS = 20_000;
 
 /**
