@@ -39,14 +39,20 @@ export function fieldElement(name: string): PathElement {
 
 const FIELD_ELEMENTS = new Map<string, PathElement>();
 
-function byName(a: readonly [string, JsonValue], b: readonly [string, JsonValue]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-}
-
 /** A `map`-list key element; the key fields are sorted by name, as the server does. */
 export function keyElement(fields: Iterable<readonly [string, JsonValue]>): PathElement {
   const sorted = [...fields];
-  if (sorted.length > 1) sorted.sort(byName);
+  // An insertion sort (a key has a field or two; Array.prototype.sort with a comparator
+  // allocates a work array on every call). Names are distinct: the order is total.
+  for (let i = 1; i < sorted.length; i++) {
+    const f = sorted[i] as readonly [string, JsonValue];
+    let j = i - 1;
+    while (j >= 0 && (sorted[j] as readonly [string, JsonValue])[0] > f[0]) {
+      sorted[j + 1] = sorted[j] as readonly [string, JsonValue];
+      j--;
+    }
+    sorted[j + 1] = f;
+  }
   return { kind: 'key', fields: sorted };
 }
 
