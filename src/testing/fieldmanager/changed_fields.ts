@@ -7,12 +7,14 @@
  * This is what a writer owns after a write when nobody owned anything before (a create):
  * one walk of the two values, with no {@link FieldSet} built, no path copied per node and
  * no set compared or copied afterwards. The general bookkeeping (`updater.ts`) stays the
- * rule; this computes the same bytes for that one case faster.
+ * rule; this computes the same bytes for that one case faster. Leaves are the shared
+ * {@link FIELDS_LEAF}, as {@link setToFieldsV1} writes them.
  *
  * @module
  */
 import type { FieldsV1 } from '../../apimachinery/managed_fields.js';
 import type { JsonValue, PathElement } from './path.js';
+import { FIELDS_LEAF } from './fields_v1.js';
 import { compareElements, fieldElement, serializeElement, serializeItemElement } from './path.js';
 import type { ListType, MapType, TypeNode } from './schema.js';
 import { untyped } from './schema.js';
@@ -111,7 +113,7 @@ function visit(
   const stripped = f.strip !== undefined && f.strip.hasMember(pe);
   const t = resolve(t0, r);
   if (isLeafOf(l, r, t0, t)) {
-    return !stripped && (l === undefined || !deepEqual(l, r)) ? {} : undefined;
+    return !stripped && (l === undefined || !deepEqual(l, r)) ? FIELDS_LEAF : undefined;
   }
   let next = NONE;
   if (f !== NONE) {
@@ -121,12 +123,12 @@ function visit(
   }
   // A node that appears is itself added (known before its children are walked).
   const member = l === undefined && !stripped;
-  const out: FieldsV1 = member ? { '.': {} } : {};
+  const out: FieldsV1 = member ? { '.': FIELDS_LEAF } : {};
   stack.push(pe);
   const n = walkNode(l, r, t, out, next, stack);
   stack.pop();
   if (n > 0) return out;
-  return member ? {} : undefined;
+  return member ? FIELDS_LEAF : undefined;
 }
 
 /**
@@ -320,5 +322,5 @@ function walkList(
 function memberOnly(pe: PathElement, f: Filters): FieldsV1 | undefined {
   if (f.reset !== undefined && f.reset.hasMember(pe)) return undefined;
   if (f.strip !== undefined && f.strip.hasMember(pe)) return undefined;
-  return {};
+  return FIELDS_LEAF;
 }

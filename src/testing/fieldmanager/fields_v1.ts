@@ -13,6 +13,13 @@ import type { PathElement } from './path.js';
 import { compareElements, deserializeElement, serializeElement } from './path.js';
 import { FieldSet } from './set.js';
 
+/**
+ * The value of every leaf of an encoded tree (`{}`): one frozen object shared by every
+ * tree, as trees are never changed once built (a Deployment's has some thirty leaves,
+ * which each stored object would otherwise keep as objects of its own).
+ */
+export const FIELDS_LEAF: FieldsV1 = Object.freeze({});
+
 /** Encodes a set as `FieldsV1`. */
 export function setToFieldsV1(set: FieldSet): FieldsV1 {
   return encodeLevel(set, false);
@@ -22,7 +29,7 @@ function encodeLevel(set: FieldSet, includeSelf: boolean): FieldsV1 {
   const out: FieldsV1 = {};
   const members = set.members();
   const children = set.children();
-  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = {};
+  if (includeSelf && (members.length > 0 || children.length > 0)) out['.'] = FIELDS_LEAF;
   const entries: { pe: PathElement; member: boolean; child?: FieldSet }[] = [];
   let mi = 0;
   let ci = 0;
@@ -43,7 +50,7 @@ function encodeLevel(set: FieldSet, includeSelf: boolean): FieldsV1 {
     }
   }
   for (const e of entries) {
-    out[serializeElement(e.pe)] = e.child ? encodeLevel(e.child, e.member) : {};
+    out[serializeElement(e.pe)] = e.child ? encodeLevel(e.child, e.member) : FIELDS_LEAF;
   }
   return out;
 }

@@ -14,7 +14,12 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: s
 
 /** One step of a field path. */
 export type PathElement =
-  | { readonly kind: 'field'; readonly name: string }
+  | {
+      readonly kind: 'field';
+      readonly name: string;
+      /** Its `FieldsV1` key, `f:` and the name (made once with the element). */
+      readonly key: string;
+    }
   | { readonly kind: 'key'; readonly fields: readonly (readonly [string, JsonValue])[] }
   | { readonly kind: 'value'; readonly value: JsonValue }
   | { readonly kind: 'index'; readonly index: number };
@@ -26,7 +31,7 @@ export type FieldPath = readonly PathElement[];
 export function fieldElement(name: string): PathElement {
   let pe = FIELD_ELEMENTS.get(name);
   if (pe === undefined) {
-    pe = { kind: 'field', name };
+    pe = { kind: 'field', name, key: `f:${name}` };
     if (FIELD_ELEMENTS.size < MAX_FIELD_KEYS) FIELD_ELEMENTS.set(name, pe);
   }
   return pe;
@@ -34,14 +39,20 @@ export function fieldElement(name: string): PathElement {
 
 const FIELD_ELEMENTS = new Map<string, PathElement>();
 
-function byName(a: readonly [string, JsonValue], b: readonly [string, JsonValue]): number {
-  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
-}
-
 /** A `map`-list key element; the key fields are sorted by name, as the server does. */
 export function keyElement(fields: Iterable<readonly [string, JsonValue]>): PathElement {
   const sorted = [...fields];
-  if (sorted.length > 1) sorted.sort(byName);
+  // An insertion sort (a key has a field or two; Array.prototype.sort with a comparator
+  // allocates a work array on every call). Names are distinct: the order is total.
+  for (let i = 1; i < sorted.length; i++) {
+    const f = sorted[i] as readonly [string, JsonValue];
+    let j = i - 1;
+    while (j >= 0 && (sorted[j] as readonly [string, JsonValue])[0] > f[0]) {
+      sorted[j + 1] = sorted[j] as readonly [string, JsonValue];
+      j--;
+    }
+    sorted[j + 1] = f;
+  }
   return { kind: 'key', fields: sorted };
 }
 
@@ -163,16 +174,11 @@ function escapeHtml(text: string): string {
 /** The `FieldsV1` key of an element: `f:name`, `k:{"name":"web"}`, `v:"a"`, `i:0`. */
 export function serializeElement(pe: PathElement): string {
   switch (pe.kind) {
-    case 'field': {
-      // The same names recur in every object: one key string each (an object built with
-      // these keys, as FieldsV1 is, then reuses its property lookups).
-      let text = FIELD_KEYS.get(pe.name);
-      if (text === undefined) {
-        text = `f:${pe.name}`;
-        if (FIELD_KEYS.size < MAX_FIELD_KEYS) FIELD_KEYS.set(pe.name, text);
-      }
-      return text;
-    }
+    case 'field':
+      // The same names recur in every object: one key string each, kept with the shared
+      // element (an object built with these keys, as FieldsV1 is, then reuses its
+      // property lookups).
+      return pe.key;
     case 'index':
       return `i:${pe.index}`;
     default: {
@@ -210,8 +216,7 @@ export function serializeItemElement(pe: PathElement): string {
 }
 
 const SERIALIZED = new WeakMap<PathElement, string>();
-const FIELD_KEYS = new Map<string, string>();
-/** Field names whose key is kept (label and annotation keys are unbounded). */
+/** Field names whose element is kept (label and annotation keys are unbounded). */
 const MAX_FIELD_KEYS = 20_000;
 
 /**

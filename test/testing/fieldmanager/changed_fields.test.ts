@@ -14,7 +14,8 @@ import {
   STATUS_ENDPOINT_RESETS,
   STRIP,
 } from '../../../src/testing/fieldmanager/field_manager.js';
-import { setToFieldsV1 } from '../../../src/testing/fieldmanager/fields_v1.js';
+import { FIELDS_LEAF, setToFieldsV1 } from '../../../src/testing/fieldmanager/fields_v1.js';
+import { makePath } from '../../../src/testing/fieldmanager/path.js';
 import type { JsonValue } from '../../../src/testing/fieldmanager/path.js';
 import type { TypeNode } from '../../../src/testing/fieldmanager/schema.js';
 import { customResourceType } from '../../../src/testing/fieldmanager/schema.js';
@@ -223,6 +224,8 @@ const gizmos: Obj[] = [
   gizmo0({ tags: [{ not: 'a scalar' }] }),
 ];
 
+const NO_RESETS = new FieldSet();
+
 describe('changedFieldsV1 (the FieldsV1 a create records, in one walk)', () => {
   it('equals Compare’s added and modified fields, less reset and stripped ones, for Deployments', () => {
     const t = builtinType('deployments.apps').type;
@@ -244,5 +247,23 @@ describe('changedFieldsV1 (the FieldsV1 a create records, in one walk)', () => {
     const base = deployment({ replicas: 1 });
     const renamed = deployment({ replicas: 1 }, { name: 'e', uid: 'v' }, { status: { a: 1 } });
     assert.equal(changedFieldsV1(base, renamed, t, MAIN_ENDPOINT_RESETS, STRIP), undefined);
+  });
+
+  it('shares one frozen leaf between trees, as setToFieldsV1 does (trees are never changed)', () => {
+    const t = builtinType('deployments.apps').type;
+    const leaves = (v: unknown, out: unknown[] = []): unknown[] => {
+      for (const x of Object.values(v as Obj)) {
+        if (Object.keys(x as Obj).length === 0) out.push(x);
+        else leaves(x, out);
+      }
+      return out;
+    };
+    const created = changedFieldsV1({}, deployments.at(-1) ?? {}, t, NO_RESETS, STRIP);
+    const encoded = setToFieldsV1(FieldSet.of(makePath('spec', 'replicas')));
+    const all = [...leaves(created), ...leaves(encoded)];
+    assert.ok(all.length > 5, `${all.length} leaves`);
+    for (const leaf of all) assert.equal(leaf, FIELDS_LEAF);
+    assert.ok(Object.isFrozen(FIELDS_LEAF));
+    assert.deepEqual(FIELDS_LEAF, {});
   });
 });
