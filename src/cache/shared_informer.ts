@@ -206,7 +206,6 @@ export class SharedIndexInformer<T extends KubeObject> {
   readonly #lw: ListerWatcher<T>;
   readonly #options: SharedIndexInformerOptions<T>;
   readonly #indexer: Indexer<T>;
-  readonly #reader: ReadonlyIndexer<T>;
   readonly #processor: SharedProcessor<T>;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -243,7 +242,6 @@ export class SharedIndexInformer<T extends KubeObject> {
     this.#indexer = new Indexer<T>({
       indexers: options.indexers ?? { [namespaceIndex]: metaNamespaceIndexFunc },
     });
-    this.#reader = this.#indexer.reader();
     this.#processor = new SharedProcessor<T>(this.#clock);
     if (options.detectCacheMutations ?? cacheMutationDetectorFromEnv()) {
       this.#mutations = new CacheMutationDetector(this.name);
@@ -345,17 +343,21 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   /** The cache, read-only: objects are shared and must not be mutated. */
   getIndexer(): ReadonlyIndexer<T> {
-    return this.#reader;
+    // Made on first use (by the indexer, always the same view): an informer whose cache
+    // nobody reads does not hold its dozen bound methods.
+    return this.#indexer.reader();
   }
 
   /** Same as {@link SharedIndexInformer.getIndexer} (client-go's `GetStore`). */
   getStore(): ReadonlyIndexer<T> {
-    return this.#reader;
+    return this.#indexer.reader();
   }
 
   /** A typed lister over the cache; NotFound errors name `groupResource`. */
   lister(): Lister<T> {
-    this.#lister ??= new Lister<T>(this.#reader, this.#groupResource, { logger: this.#logger });
+    this.#lister ??= new Lister<T>(this.#indexer.reader(), this.#groupResource, {
+      logger: this.#logger,
+    });
     return this.#lister;
   }
 
