@@ -187,6 +187,15 @@ export class PopGate<B> {
     return this.#populated && this.#initialPopulationCount === 0;
   }
 
+  /**
+   * Call `callback` once when something is queued or the queue closes: at once when either
+   * is already so. A consumer parks this way between pops, holding no pending pop.
+   */
+  onReady(callback: () => void): void {
+    if (this.#queue.length > 0 || this.#closed) callback();
+    else this.#waiters.push(callback);
+  }
+
   /** Wake a waiting pop (something was queued). */
   wake(): void {
     if (this.#waiters.length === 0) return;

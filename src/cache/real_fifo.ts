@@ -208,6 +208,15 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
     return this.#gate.pop(this.#take, Math.max(1, maxBatch), process);
   }
 
+  /**
+   * Call `callback` once when a delta is queued or the FIFO closes (at once when either is
+   * already so): a consumer that pops only then holds no pending pop while the FIFO is
+   * empty, as the informer does.
+   */
+  onReady(callback: () => void): void {
+    this.#gate.onReady(callback);
+  }
+
   /** True once the items queued by the first `replace()` have been processed (or an add/update/delete came first). */
   hasSynced(): boolean {
     return this.#gate.hasSynced();

@@ -513,7 +513,12 @@ export class SharedIndexInformer<T extends KubeObject> {
     }
   }
 
-  async #processLoop(fifo: RealFIFO<T>, signal: AbortSignal): Promise<void> {
+  /**
+   * Pops batches and applies them until the FIFO is closed and drained (or `signal`
+   * aborts). While the FIFO is empty nothing is pending: the loop ends and the FIFO's
+   * `onReady` starts it again, so an idle informer holds no suspended pop.
+   */
+  #processLoop(fifo: RealFIFO<T>, signal: AbortSignal): Promise<void> {
     const maxBatch = this.#options.maxBatch ?? 1000;
     const process = (batch: RealFIFODelta<T>[], initial: boolean): void => {
       for (const d of batch) {
@@ -522,19 +527,31 @@ export class SharedIndexInformer<T extends KubeObject> {
       }
     };
     let loggedSynced = false;
-    for (;;) {
-      try {
-        await fifo.popBatch(process, maxBatch);
-        if (!loggedSynced && fifo.hasSynced()) {
-          loggedSynced = true;
-          this.#logger.info(`${this.name}: synced; ${this.#indexer.size} objects cached`);
+    return new Promise<void>((done) => {
+      const drain = async (): Promise<void> => {
+        for (;;) {
+          if (fifo.length === 0 && !fifo.isClosed()) {
+            fifo.onReady(wake);
+            return;
+          }
+          try {
+            await fifo.popBatch(process, maxBatch);
+            if (!loggedSynced && fifo.hasSynced()) {
+              loggedSynced = true;
+              this.#logger.info(`${this.name}: synced; ${this.#indexer.size} objects cached`);
+            }
+          } catch (err) {
+            if (err instanceof FIFOClosedError) return done();
+            this.#logger.error(`${this.name}: processing a delta failed`, {
+              error: errorMessage(err),
+            });
+          }
+          if (signal.aborted) return done();
         }
-      } catch (err) {
-        if (err instanceof FIFOClosedError) return;
-        this.#logger.error(`${this.name}: processing a delta failed`, { error: errorMessage(err) });
-      }
-      if (signal.aborted) return;
-    }
+      };
+      const wake = (): void => void drain();
+      wake();
+    });
   }
 
   /** Apply one delta to the cache and queue its notifications. Synchronous by design. */
