@@ -199,10 +199,10 @@ export class Indexer<T> {
   readonly #keyFunc: KeyFunc;
   readonly #defaultKeyFunc: boolean;
   #items = new Map<string, Entry<T>>();
-  readonly #names: string[] = [];
-  readonly #funcs: IndexFunc<T>[] = [];
+  readonly #names: string[];
+  readonly #funcs: IndexFunc<T>[];
   readonly #slots = new Map<string, number>();
-  #indices: Map<string, Set<string>>[] = [];
+  #indices: Map<string, Set<string>>[];
   readonly #scratch: (readonly string[])[] = [];
   #resourceVersion = '';
   #reader: ReadonlyIndexer<T> | undefined;
@@ -213,14 +213,12 @@ export class Indexer<T> {
     this.#defaultKeyFunc =
       this.#keyFunc === deletionHandlingMetaNamespaceKeyFunc ||
       this.#keyFunc === metaNamespaceKeyFunc;
-    if (options.indexers !== undefined) {
-      for (const [name, fn] of Object.entries(options.indexers)) {
-        this.#slots.set(name, this.#names.length);
-        this.#names.push(name);
-        this.#funcs.push(fn);
-        this.#indices.push(new Map());
-      }
-    }
+    // Arrays of the exact length (pushing onto [] reserves 17 slots each: 0.4 KB an informer).
+    const initial = options.indexers === undefined ? [] : Object.entries(options.indexers);
+    this.#names = initial.map(([name]) => name);
+    this.#funcs = initial.map(([, fn]) => fn);
+    this.#indices = initial.map(() => new Map<string, Set<string>>());
+    for (let i = 0; i < initial.length; i++) this.#slots.set(this.#names[i] as string, i);
   }
 
   /** The key of `obj` under this store's key function. @throws {@link KeyError} */
