@@ -133,7 +133,8 @@ export class ProcessorListener<T> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #onHandlerError: HandlerErrorHook | undefined;
-  readonly #buffer = new RingGrowing<Notification<T>>();
+  /** Starts small (it doubles as needed): 64 slots would be 0.5 KB per idle handler. */
+  readonly #buffer = new RingGrowing<Notification<T>>(4);
   #pendingInitial = 0;
   #stopped = false;
   #running: Promise<void> | undefined;

@@ -93,7 +93,8 @@ function isPlain<T>(d: RealFIFODelta<T>): d is Delta<T> {
  * @typeParam T - the object type.
  */
 export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
-  readonly #items = new Deque<RealFIFODelta<T>>();
+  /** Starts small (it doubles as needed): 64 slots would be 0.5 KB per idle informer. */
+  readonly #items = new Deque<RealFIFODelta<T>>(4);
   readonly #gate = new PopGate<RealFIFODelta<T>[]>(this, 'RealFIFO', batchLength);
   #lastResourceVersion = '';
   readonly #keyFunction: KeyFunction<T>;
