@@ -703,7 +703,8 @@ export class Transport {
       const onAbort = (): void => {
         req.destroy(signal?.reason as Error);
       };
-      const timer =
+      // `let`: a stream drops it once answered (a watch would hold the cancelled Timeout).
+      let timer =
         timeoutMs > 0 && Number.isFinite(timeoutMs)
           ? this.#clock.setTimeout(() => {
               timedOut = true;
@@ -747,7 +748,10 @@ export class Transport {
           spec.method,
           this.#base.host,
         );
-        if (!wholeExchange) timer?.cancel();
+        if (!wholeExchange) {
+          timer?.cancel();
+          timer = undefined;
+        }
         resolve({
           res: {
             statusCode: res.statusCode ?? 0,
@@ -790,7 +794,8 @@ export class Transport {
         } else fail(err);
       };
       const onAbort = (): void => stop(signal?.reason as Error);
-      const timer =
+      // `let`: a stream drops it once answered (a watch would hold the cancelled Timeout).
+      let timer =
         timeoutMs > 0 && Number.isFinite(timeoutMs)
           ? this.#clock.setTimeout(() => {
               timedOut = true;
@@ -873,7 +878,10 @@ export class Transport {
           settled = true;
           const code = Number(h[':status'] ?? 0);
           this.#metrics?.incrementRequestResult(String(code), spec.method, this.#base.host);
-          if (!wholeExchange) timer?.cancel();
+          if (!wholeExchange) {
+            timer?.cancel();
+            timer = undefined;
+          }
           resolve({
             res: {
               statusCode: code,
