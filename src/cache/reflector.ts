@@ -333,7 +333,7 @@ export class Reflector<T> {
   };
   #lastError: (LastError & { readonly cause: string }) | undefined;
   /** Permanent causes already logged at error level since the last healthy watch. */
-  readonly #loggedCauses = new Set<string>();
+  #loggedCauses: Set<string> | undefined;
 
   /**
    * @param listerWatcher - where objects come from.
@@ -743,7 +743,7 @@ export class Reflector<T> {
       );
       // The server accepted a watch: whatever failed before is over.
       this.#lastError = undefined;
-      this.#loggedCauses.clear();
+      this.#loggedCauses = undefined;
       if (this.#idleTimeoutMs > 0) armIdle(this.#idleTimeoutMs);
       if (options.sendInitialEvents !== true) armResync();
       try {
@@ -901,10 +901,10 @@ export class Reflector<T> {
       // Once per distinct cause at error level, in the server's words; repeats at debug.
       const cause = causeOf(err);
       const message = `${this.name}: ${errorMessage(err)}; retrying with backoff`;
-      if (this.#loggedCauses.has(cause)) {
+      if (this.#loggedCauses?.has(cause) === true) {
         this.#logger.debug(message);
       } else {
-        this.#loggedCauses.add(cause);
+        (this.#loggedCauses ??= new Set()).add(cause);
         this.#logger.error(message, { code: err.code, reason: err.reason });
       }
       return;
