@@ -439,8 +439,7 @@ export class Indexer<T> {
       }
       items.set(key, { obj, values });
     }
-    const indices: Map<string, Set<string>>[] = [];
-    for (let i = 0; i < n; i++) indices.push(new Map());
+    const indices = Array.from({ length: n }, () => new Map<string, Set<string>>());
     for (const [key, e] of items) {
       for (let i = 0; i < n; i++)
         this.#file(indices[i] as Map<string, Set<string>>, key, e.values[i] as readonly string[]);
