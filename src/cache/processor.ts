@@ -138,7 +138,11 @@ export class ProcessorListener<T> {
   #pendingInitial = 0;
   #stopped = false;
   #running: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
+  /** Settles {@link ProcessorListener.run}'s promise; set once it was called. */
+  #done: (() => void) | undefined;
+  /** A delivery loop is running (it ends when the buffer is empty, and `add` starts one). */
+  #active = false;
+  readonly #startLoop = (): void => void this.#loop();
 
   /** @param handler - the callbacks; @param options - name, resync, clock, logger, error hook. */
   constructor(handler: ResourceEventHandler<T>, options: ProcessorListenerOptions) {
@@ -193,16 +197,25 @@ export class ProcessorListener<T> {
     if (this.#stopped) return;
     if (n.kind === NotificationKind.Add && n.isInInitialList) this.#pendingInitial++;
     this.#buffer.push(n);
-    const wake = this.#wake;
-    if (wake !== undefined) {
-      this.#wake = undefined;
-      wake();
+    if (this.#done !== undefined && !this.#active) {
+      // Delivered from a microtask, as a loop awaiting its next item would be: never
+      // inside the informer's cache update.
+      this.#active = true;
+      queueMicrotask(this.#startLoop);
     }
   }
 
-  /** Start the delivery loop (once); the promise settles after {@link ProcessorListener.stop}. */
+  /**
+   * Start delivering (once); the promise settles after {@link ProcessorListener.stop}, once
+   * the handler call in flight (if any) settled. Between notifications nothing is pending:
+   * the delivery loop ends when the buffer is empty and the next `add` starts it again.
+   */
   run(): Promise<void> {
-    this.#running ??= this.#loop();
+    this.#running ??= new Promise<void>((done) => {
+      this.#done = done;
+      this.#active = true;
+      void this.#loop();
+    });
     return this.#running;
   }
 
@@ -212,9 +225,8 @@ export class ProcessorListener<T> {
     this.#stopped = true;
     this.#buffer.clear();
     this.#pendingInitial = 0;
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    // A loop that is running settles run() when its call in flight is done.
+    if (!this.#active) this.#done?.();
   }
 
   async #loop(): Promise<void> {
@@ -222,9 +234,8 @@ export class ProcessorListener<T> {
     while (!this.#stopped) {
       const n = this.#buffer.shift();
       if (n === undefined) {
-        sinceYield = 0;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        continue;
+        this.#active = false;
+        return;
       }
       try {
         const r = this.#call(n);
@@ -239,6 +250,8 @@ export class ProcessorListener<T> {
         await yieldTurn();
       }
     }
+    this.#active = false;
+    this.#done?.();
   }
 
   #call(n: Notification<T>): unknown {
