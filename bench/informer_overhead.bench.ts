@@ -16,7 +16,8 @@
 // constructor (lib/heap_snapshot.ts): what one more informer holds.
 //
 // Usage: node --expose-gc --import tsx bench/informer_overhead.bench.ts
-// Environment: BENCH_INFORMERS (60), BENCH_RUNS (3), BENCH_SNAPSHOT (off).
+// Environment: BENCH_INFORMERS (60), BENCH_RUNS (3), BENCH_SNAPSHOT (off), BENCH_HANDLER
+// (off; 1: each informer also gets one event handler and a lister, as a controller's would).
 import { spawn } from 'node:child_process';
 import { writeHeapSnapshot } from 'node:v8';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
@@ -35,6 +36,8 @@ import { fmt, heapUsedAfterGc, printTable, summarize } from './lib/report.js';
 const self = fileURLToPath(import.meta.url);
 const INFORMERS = Number(process.env.BENCH_INFORMERS ?? 60);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** Each informer also gets one event handler and a lister, as a controller's would. */
+const HANDLER = process.env.BENCH_HANDLER === '1';
 
 interface Result {
   /** Average over the first N informers (includes first-use costs), bytes. */
@@ -63,7 +66,11 @@ async function child(kubeconfig: string, http2: boolean, snapshotDir: string): P
   const ac = new AbortController();
   const startMore = async (from: number): Promise<void> => {
     for (let i = from; i < from + INFORMERS; i++) {
-      factory.forResource(configMapsResource, { namespace: `ns-${i}` });
+      const informer = factory.forResource(configMapsResource, { namespace: `ns-${i}` });
+      if (HANDLER) {
+        informer.addEventHandler({ onAdd: () => undefined });
+        informer.lister();
+      }
     }
     factory.start(ac.signal);
     await factory.waitForCacheSync(ac.signal);
@@ -144,7 +151,7 @@ async function parent(): Promise<void> {
   ];
   console.log(
     `\nnode ${process.version}; load average ${loadStart} at start, ${load()} at end; ` +
-      `${INFORMERS} metadata-only informers (empty namespaces), ${RUNS} runs, fresh child each`,
+      `${INFORMERS} metadata-only informers (empty namespaces)${HANDLER ? ', one handler and a lister each' : ''}, ${RUNS} runs, fresh child each`,
   );
   printTable(
     `Per-informer overhead, ${INFORMERS} informers — median (min–max)`,
