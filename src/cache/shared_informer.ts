@@ -505,7 +505,11 @@ export class SharedIndexInformer<T extends KubeObject> {
           error: errorMessage(err),
         });
       });
-      await Promise.all([reflecting, this.#processLoop(fifo, signal)]);
+      const processing = this.#processLoop(fifo, signal);
+      // Neither rejects, so awaiting one then the other is Promise.all without its
+      // per-call closures and array.
+      await reflecting;
+      await processing;
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#stopped = true;
