@@ -45,7 +45,7 @@ import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { realClock } from '../util/clock.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger, toLogger } from '../util/logger.js';
 import type { ApiErrorOptions, ApiRequestTarget } from './errors.js';
@@ -66,6 +66,7 @@ import {
   cancelStream,
   isUnprocessed,
 } from './http2_pool.js';
+import type { Http2Connection } from './http2_pool.js';
 import { redactUrl } from './redact.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
@@ -771,7 +772,8 @@ export class Transport {
 
   /**
    * The request as a stream on a shared HTTP/2 session (see {@link Http2Pool}). Falls back
-   * to HTTP/1.1 when the server's ALPN answer has no `h2`.
+   * to HTTP/1.1 when the server's ALPN answer has no `h2`. One {@link H2Exchange} object
+   * carries the request's state (see there why not closures).
    */
   #openH2(
     spec: RequestSpec,
@@ -781,127 +783,28 @@ export class Transport {
     wholeExchange: boolean,
     staleRetried: boolean,
   ): Promise<Opened> {
-    const { path, context, headers, payload, timeoutMs } = prepared;
-    const signal = spec.signal;
     return new Promise((resolve, reject) => {
-      let timedOut = false;
-      let settled = false;
-      let stream: http2.ClientHttp2Stream | undefined;
-      const stop = (err: Error): void => {
-        if (stream !== undefined) {
-          cancelStream(stream);
-          stream.destroy(err);
-        } else fail(err);
-      };
-      const onAbort = (): void => stop(signal?.reason as Error);
-      // `let`: a stream drops it once answered (a watch would hold the cancelled Timeout).
-      let timer =
-        timeoutMs > 0 && Number.isFinite(timeoutMs)
-          ? this.#clock.setTimeout(() => {
-              timedOut = true;
-              stop(new RequestTimeoutError(context, timeoutMs));
-            }, timeoutMs)
-          : undefined;
-      const finish = (): void => {
-        timer?.cancel();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const fail = (err: unknown): void => {
-        if (settled) return;
-        settled = true;
-        finish();
-        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
-        reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
-      };
-      const again = (why: string, err: unknown): void => {
-        settled = true;
-        finish();
-        this.#logger.debug(`retrying on a new HTTP/2 connection: ${why}`, {
-          request: context,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        this.#open(spec, credentials, wholeExchange, true).then(resolve, reject);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pool.acquire().then((got) => {
-        if (got === 'http/1.1') {
-          if (settled) return;
-          settled = true;
-          finish();
-          this.#openH1(spec, credentials, prepared, wholeExchange, staleRetried).then(
-            resolve,
-            reject,
-          );
-          return;
-        }
-        if (settled) {
-          got.release();
-          return;
-        }
-        const reused = got.started > 1;
-        let s: http2.ClientHttp2Stream;
-        try {
-          s = got.session.request(
-            { ':method': spec.method, ':path': path, ...headers },
-            { endStream: payload === undefined },
-          );
-        } catch (err) {
-          // The session went away between acquire and request: nothing was sent.
-          got.release();
-          pool.discard(got);
-          if (!staleRetried) again('the connection was closing', err);
-          else fail(err);
-          return;
-        }
-        stream = s;
-        s.once('close', () => {
-          got.release();
-          if (!settled) onError(new StreamClosedError(s.rstCode));
-        });
-        const onError = (err: Error): void => {
-          if (settled) return;
-          const retryable = !staleRetried && !timedOut && signal?.aborted !== true;
-          if (retryable && isUnprocessed(s, err)) {
-            // GOAWAY or REFUSED_STREAM: the server did not process it; any method may go again.
-            again('the server refused the stream (GOAWAY or REFUSED_STREAM)', err);
-            return;
-          }
-          if (retryable && reused && REPLAYABLE_METHODS.has(spec.method) && isH2Drop(err)) {
-            again('the server closed the connection', err);
-            return;
-          }
-          fail(err);
-        };
-        s.on('error', onError);
-        s.once('response', (h) => {
-          if (settled) return;
-          settled = true;
-          const code = Number(h[':status'] ?? 0);
-          this.#metrics?.incrementRequestResult(String(code), spec.method, this.#base.host);
-          if (!wholeExchange) {
-            timer?.cancel();
-            timer = undefined;
-          }
-          resolve({
-            res: {
-              statusCode: code,
-              headers: h,
-              body: s,
-              complete: () => s.readableEnded,
-              destroy: () => {
-                cancelStream(s);
-                s.destroy();
-              },
-            },
-            context,
-            finish,
-            timedOut: () => timedOut,
-          });
-        });
-        if (payload !== undefined) s.end(payload);
-      }, fail);
+      const exchange = new H2Exchange(this.#exchangeHost, spec, credentials, prepared, {
+        wholeExchange,
+        staleRetried,
+        resolve,
+        reject,
+      });
+      exchange.start(pool);
     });
   }
+
+  /** What an {@link H2Exchange} needs of this transport: one object for all its requests. */
+  readonly #exchangeHost: ExchangeHost = {
+    clock: () => this.#clock,
+    count: (code, method) => this.#metrics?.incrementRequestResult(code, method, this.#base.host),
+    wrapNetworkError: (spec, err, opened) => this.#wrapNetworkError(spec, err, opened),
+    reopen: (spec, credentials, wholeExchange) =>
+      this.#open(spec, credentials, wholeExchange, true),
+    openH1: (spec, credentials, prepared, wholeExchange, staleRetried) =>
+      this.#openH1(spec, credentials, prepared, wholeExchange, staleRetried),
+    logger: () => this.#logger,
+  };
 
   #wrapNetworkError(
     spec: RequestSpec,
@@ -976,6 +879,249 @@ function isH2Drop(err: Error): boolean {
     code === 'ERR_HTTP2_INVALID_SESSION' ||
     code === 'ERR_HTTP2_STREAM_CLOSED'
   );
+}
+
+/** What an {@link H2Exchange} asks of its {@link Transport}. */
+interface ExchangeHost {
+  clock(): Clock;
+  logger(): Logger;
+  /** Counts a request's result (an HTTP code, or the error code) in the metrics. */
+  count(code: string, method: string): void;
+  wrapNetworkError(
+    spec: RequestSpec,
+    err: unknown,
+    opened: { context: string; timedOut: () => boolean },
+  ): Error;
+  /** Sends the request again (once: stale-retried). */
+  reopen(spec: RequestSpec, credentials: Credentials, wholeExchange: boolean): Promise<Opened>;
+  openH1(
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    wholeExchange: boolean,
+    staleRetried: boolean,
+  ): Promise<Opened>;
+}
+
+/**
+ * One request on an HTTP/2 session, from acquiring a stream to its answer, and then the
+ * answer itself ({@link Opened} and its {@link Response}). An object rather than a dozen
+ * closures: a watch keeps its exchange for as long as it runs, so every watch held the
+ * closures and the contexts that captured the request (its headers, spec, options) until
+ * it closed. Once answered it keeps only what the open stream needs.
+ */
+class H2Exchange implements Opened, Response {
+  readonly context: string;
+  readonly #host: ExchangeHost;
+  readonly #method: string;
+  readonly #signal: AbortSignal | undefined;
+  readonly #wholeExchange: boolean;
+  readonly #staleRetried: boolean;
+  #spec: RequestSpec | undefined;
+  #credentials: Credentials | undefined;
+  #prepared: Prepared | undefined;
+  #resolve: ((opened: Opened) => void) | undefined;
+  #reject: ((err: unknown) => void) | undefined;
+  #timer: Timer | undefined;
+  #timedOut = false;
+  #settled = false;
+  #reused = false;
+  #stream: http2.ClientHttp2Stream | undefined;
+  statusCode = 0;
+  headers: http.IncomingHttpHeaders = {};
+  body: Readable = undefined as unknown as Readable;
+
+  constructor(
+    host: ExchangeHost,
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    options: {
+      wholeExchange: boolean;
+      staleRetried: boolean;
+      resolve: (opened: Opened) => void;
+      reject: (err: unknown) => void;
+    },
+  ) {
+    this.#host = host;
+    this.#spec = spec;
+    this.#method = spec.method;
+    this.#signal = spec.signal;
+    this.#credentials = credentials;
+    this.#prepared = prepared;
+    this.context = prepared.context;
+    this.#wholeExchange = options.wholeExchange;
+    this.#staleRetried = options.staleRetried;
+    this.#resolve = options.resolve;
+    this.#reject = options.reject;
+  }
+
+  /** This object is the response too. */
+  get res(): Response {
+    return this;
+  }
+
+  start(pool: Http2Pool): void {
+    const timeoutMs = this.#prepared!.timeoutMs;
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.#timer = this.#host.clock().setTimeout(() => {
+        this.#timedOut = true;
+        this.#stop(new RequestTimeoutError(this.context, timeoutMs));
+      }, timeoutMs);
+    }
+    this.#signal?.addEventListener('abort', this, { once: true });
+    pool.acquire().then(
+      (got) => this.#acquired(pool, got),
+      (err: unknown) => this.#fail(err),
+    );
+  }
+
+  /** The signal's abort (an object with `handleEvent` is a listener of its own). */
+  handleEvent(): void {
+    this.#stop(this.#signal?.reason as Error);
+  }
+
+  timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  finish(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.#signal?.removeEventListener('abort', this);
+  }
+
+  complete(): boolean {
+    return this.#stream?.readableEnded === true;
+  }
+
+  destroy(): void {
+    const s = this.#stream;
+    if (s === undefined) return;
+    cancelStream(s);
+    s.destroy();
+  }
+
+  #stop(err: Error): void {
+    const s = this.#stream;
+    if (s !== undefined) {
+      cancelStream(s);
+      s.destroy(err);
+    } else this.#fail(err);
+  }
+
+  /** Settled: the request is no longer needed, only what the open stream uses. */
+  #settle(): void {
+    this.#settled = true;
+    this.#spec = undefined;
+    this.#credentials = undefined;
+    this.#prepared = undefined;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+  }
+
+  #fail(err: unknown): void {
+    if (this.#settled) return;
+    const spec = this.#spec!;
+    const reject = this.#reject!;
+    this.#settle();
+    this.finish();
+    this.#host.count(REQUEST_ERROR_CODE, this.#method);
+    reject(this.#host.wrapNetworkError(spec, err, this));
+  }
+
+  #again(why: string, err: unknown): void {
+    const spec = this.#spec!;
+    const credentials = this.#credentials!;
+    const resolve = this.#resolve!;
+    const reject = this.#reject!;
+    this.#settle();
+    this.finish();
+    this.#host.logger().debug(`retrying on a new HTTP/2 connection: ${why}`, {
+      request: this.context,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    this.#host.reopen(spec, credentials, this.#wholeExchange).then(resolve, reject);
+  }
+
+  #acquired(pool: Http2Pool, got: Http2Connection | 'http/1.1'): void {
+    if (got === 'http/1.1') {
+      if (this.#settled) return;
+      const spec = this.#spec!;
+      const credentials = this.#credentials!;
+      const prepared = this.#prepared!;
+      const resolve = this.#resolve!;
+      const reject = this.#reject!;
+      this.#settle();
+      this.finish();
+      this.#host
+        .openH1(spec, credentials, prepared, this.#wholeExchange, this.#staleRetried)
+        .then(resolve, reject);
+      return;
+    }
+    if (this.#settled) {
+      got.release();
+      return;
+    }
+    this.#reused = got.started > 1;
+    const { path, headers, payload } = this.#prepared!;
+    let s: http2.ClientHttp2Stream;
+    try {
+      s = got.session.request(
+        { ':method': this.#method, ':path': path, ...headers },
+        { endStream: payload === undefined },
+      );
+    } catch (err) {
+      // The session went away between acquire and request: nothing was sent.
+      got.release();
+      pool.discard(got);
+      if (!this.#staleRetried) this.#again('the connection was closing', err);
+      else this.#fail(err);
+      return;
+    }
+    this.#stream = s;
+    this.body = s;
+    s.once('close', () => {
+      got.release();
+      if (!this.#settled) this.#onError(new StreamClosedError(s.rstCode));
+    });
+    s.on('error', (err: Error) => this.#onError(err));
+    s.once('response', (h: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) =>
+      this.#onResponse(h),
+    );
+    if (payload !== undefined) s.end(payload);
+  }
+
+  #onError(err: Error): void {
+    if (this.#settled) return;
+    const s = this.#stream!;
+    const retryable = !this.#staleRetried && !this.#timedOut && this.#signal?.aborted !== true;
+    if (retryable && isUnprocessed(s, err)) {
+      // GOAWAY or REFUSED_STREAM: the server did not process it; any method may go again.
+      this.#again('the server refused the stream (GOAWAY or REFUSED_STREAM)', err);
+      return;
+    }
+    if (retryable && this.#reused && REPLAYABLE_METHODS.has(this.#method) && isH2Drop(err)) {
+      this.#again('the server closed the connection', err);
+      return;
+    }
+    this.#fail(err);
+  }
+
+  #onResponse(h: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader): void {
+    if (this.#settled) return;
+    const resolve = this.#resolve!;
+    this.#settle();
+    const code = Number(h[':status'] ?? 0);
+    this.#host.count(String(code), this.#method);
+    if (!this.#wholeExchange) {
+      this.#timer?.cancel();
+      this.#timer = undefined;
+    }
+    this.statusCode = code;
+    this.headers = h;
+    resolve(this);
+  }
 }
 
 /** A stream the server (or the session's end) closed before it answered. */
