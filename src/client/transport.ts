@@ -687,86 +687,23 @@ export class Transport {
     wholeExchange: boolean,
     staleRetried: boolean,
   ): Promise<Opened> {
-    const { path, context, headers, payload, timeoutMs } = prepared;
-    const signal = spec.signal;
     return new Promise((resolve, reject) => {
-      let timedOut = false;
-      let settled = false;
       const req = (this.#secure ? https : http).request({
         agent: credentials.agent,
         protocol: this.#base.protocol,
         hostname: this.#base.hostname.replace(/^\[|\]$/g, ''),
         port: this.#base.port === '' ? undefined : Number(this.#base.port),
         method: spec.method,
-        path,
-        headers,
+        path: prepared.path,
+        headers: prepared.headers,
       });
-      const onAbort = (): void => {
-        req.destroy(signal?.reason as Error);
-      };
-      // `let`: a stream drops it once answered (a watch would hold the cancelled Timeout).
-      let timer =
-        timeoutMs > 0 && Number.isFinite(timeoutMs)
-          ? this.#clock.setTimeout(() => {
-              timedOut = true;
-              req.destroy(new RequestTimeoutError(context, timeoutMs));
-            }, timeoutMs)
-          : undefined;
-      const finish = (): void => {
-        timer?.cancel();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => {
-        if (settled) return;
-        settled = true;
-        finish();
-        if (
-          !staleRetried &&
-          !timedOut &&
-          signal?.aborted !== true &&
-          req.reusedSocket &&
-          REPLAYABLE_METHODS.has(spec.method) &&
-          isConnectionDrop(err)
-        ) {
-          // A pooled keep-alive socket the server closed while it sat idle: the request
-          // never reached a handler. Send it once more on a fresh connection, as Go's
-          // transport does for replayable requests (and Node's docs advise).
-          this.#logger.debug('retrying on a new connection: the server closed the idle one', {
-            request: context,
-            error: err.message,
-          });
-          this.#open(spec, credentials, wholeExchange, true).then(resolve, reject);
-          return;
-        }
-        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
-        reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
+      new H1Exchange(this.#exchangeHost, spec, credentials, prepared, req, {
+        wholeExchange,
+        staleRetried,
+        resolve,
+        reject,
       });
-      req.on('response', (res) => {
-        settled = true;
-        this.#metrics?.incrementRequestResult(
-          String(res.statusCode ?? 0),
-          spec.method,
-          this.#base.host,
-        );
-        if (!wholeExchange) {
-          timer?.cancel();
-          timer = undefined;
-        }
-        resolve({
-          res: {
-            statusCode: res.statusCode ?? 0,
-            headers: res.headers,
-            body: res,
-            complete: () => res.complete,
-            destroy: () => res.destroy(),
-          },
-          context,
-          finish,
-          timedOut: () => timedOut,
-        });
-      });
-      req.end(payload);
+      req.end(prepared.payload);
     });
   }
 
@@ -903,57 +840,66 @@ interface ExchangeHost {
   ): Promise<Opened>;
 }
 
+/** How an exchange was started and how it answers: the settle functions of its promise. */
+interface ExchangeOptions {
+  wholeExchange: boolean;
+  staleRetried: boolean;
+  resolve: (opened: Opened) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The parts of a request that a retry or a fallback sends again. */
+interface Resend {
+  spec: RequestSpec;
+  credentials: Credentials;
+  prepared: Prepared;
+  resolve: (opened: Opened) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
- * One request on an HTTP/2 session, from acquiring a stream to its answer, and then the
- * answer itself ({@link Opened} and its {@link Response}). An object rather than a dozen
- * closures: a watch keeps its exchange for as long as it runs, so every watch held the
- * closures and the contexts that captured the request (its headers, spec, options) until
- * it closed. Once answered it keeps only what the open stream needs.
+ * One request, from sending it to its answer, and then the answer itself ({@link Opened}
+ * and its {@link Response}). An object rather than a dozen closures: a watch keeps its
+ * exchange for as long as it runs, so every watch held the closures, and the contexts that
+ * captured the request (its spec, headers, options, resolvers), until it closed. Once
+ * answered it keeps only what the open response needs. The abort listener is the object
+ * itself (`handleEvent`).
  */
-class H2Exchange implements Opened, Response {
+abstract class Exchange implements Opened, Response {
   readonly context: string;
-  readonly #host: ExchangeHost;
-  readonly #method: string;
-  readonly #signal: AbortSignal | undefined;
-  readonly #wholeExchange: boolean;
-  readonly #staleRetried: boolean;
-  #spec: RequestSpec | undefined;
-  #credentials: Credentials | undefined;
-  #prepared: Prepared | undefined;
-  #resolve: ((opened: Opened) => void) | undefined;
-  #reject: ((err: unknown) => void) | undefined;
-  #timer: Timer | undefined;
-  #timedOut = false;
-  #settled = false;
-  #reused = false;
-  #stream: http2.ClientHttp2Stream | undefined;
   statusCode = 0;
   headers: http.IncomingHttpHeaders = {};
   body: Readable = undefined as unknown as Readable;
+  protected readonly host: ExchangeHost;
+  protected readonly method: string;
+  protected readonly signal: AbortSignal | undefined;
+  protected readonly wholeExchange: boolean;
+  protected readonly staleRetried: boolean;
+  protected isTimedOut = false;
+  protected settled = false;
+  #request: Resend | undefined;
+  #timer: Timer | undefined;
 
   constructor(
     host: ExchangeHost,
     spec: RequestSpec,
     credentials: Credentials,
     prepared: Prepared,
-    options: {
-      wholeExchange: boolean;
-      staleRetried: boolean;
-      resolve: (opened: Opened) => void;
-      reject: (err: unknown) => void;
-    },
+    options: ExchangeOptions,
   ) {
-    this.#host = host;
-    this.#spec = spec;
-    this.#method = spec.method;
-    this.#signal = spec.signal;
-    this.#credentials = credentials;
-    this.#prepared = prepared;
+    this.host = host;
+    this.method = spec.method;
+    this.signal = spec.signal;
     this.context = prepared.context;
-    this.#wholeExchange = options.wholeExchange;
-    this.#staleRetried = options.staleRetried;
-    this.#resolve = options.resolve;
-    this.#reject = options.reject;
+    this.wholeExchange = options.wholeExchange;
+    this.staleRetried = options.staleRetried;
+    this.#request = {
+      spec,
+      credentials,
+      prepared,
+      resolve: options.resolve,
+      reject: options.reject,
+    };
   }
 
   /** This object is the response too. */
@@ -961,34 +907,150 @@ class H2Exchange implements Opened, Response {
     return this;
   }
 
-  start(pool: Http2Pool): void {
-    const timeoutMs = this.#prepared!.timeoutMs;
-    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-      this.#timer = this.#host.clock().setTimeout(() => {
-        this.#timedOut = true;
-        this.#stop(new RequestTimeoutError(this.context, timeoutMs));
-      }, timeoutMs);
-    }
-    this.#signal?.addEventListener('abort', this, { once: true });
-    pool.acquire().then(
-      (got) => this.#acquired(pool, got),
-      (err: unknown) => this.#fail(err),
-    );
-  }
-
-  /** The signal's abort (an object with `handleEvent` is a listener of its own). */
-  handleEvent(): void {
-    this.#stop(this.#signal?.reason as Error);
-  }
+  /** The signal's abort. */
+  abstract handleEvent(): void;
+  abstract complete(): boolean;
+  abstract destroy(): void;
 
   timedOut(): boolean {
-    return this.#timedOut;
+    return this.isTimedOut;
   }
 
   finish(): void {
     this.#timer?.cancel();
     this.#timer = undefined;
-    this.#signal?.removeEventListener('abort', this);
+    this.signal?.removeEventListener('abort', this);
+  }
+
+  /** Starts the request's timeout, which calls `onTimeout`, and listens to its signal. */
+  protected arm(timeoutMs: number, onTimeout: (err: Error) => void): void {
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.#timer = this.host.clock().setTimeout(() => {
+        this.isTimedOut = true;
+        onTimeout(new RequestTimeoutError(this.context, timeoutMs));
+      }, timeoutMs);
+    }
+    this.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The request, until the exchange settles (then undefined). */
+  protected get request(): Resend | undefined {
+    return this.#request;
+  }
+
+  /** Settles: hands back the request's parts and forgets them. */
+  protected settle(): Resend | undefined {
+    const request = this.#request;
+    this.settled = true;
+    this.#request = undefined;
+    return request;
+  }
+
+  /** Sends the request again on a new connection, once; the answer settles this one's promise. */
+  protected again(message: string, err: unknown): void {
+    const r = this.settle()!;
+    this.finish();
+    this.host.logger().debug(message, {
+      request: this.context,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    this.host.reopen(r.spec, r.credentials, this.wholeExchange).then(r.resolve, r.reject);
+  }
+
+  /** Fails with `err` as a network error (counted); nothing once settled. */
+  protected fail(err: unknown): void {
+    if (this.settled) return;
+    const r = this.settle()!;
+    this.finish();
+    this.host.count(REQUEST_ERROR_CODE, this.method);
+    r.reject(this.host.wrapNetworkError(r.spec, err, this));
+  }
+
+  /** The answer's head arrived: count it, and resolve with this exchange. */
+  protected answered(code: number, headers: http.IncomingHttpHeaders): void {
+    const r = this.settle();
+    this.host.count(String(code), this.method);
+    if (!this.wholeExchange) {
+      this.#timer?.cancel();
+      this.#timer = undefined;
+    }
+    this.statusCode = code;
+    this.headers = headers;
+    r?.resolve(this);
+  }
+}
+
+/** One request over HTTP/1.1 (see {@link Exchange}). */
+class H1Exchange extends Exchange {
+  readonly #req: http.ClientRequest;
+  #res: http.IncomingMessage | undefined;
+
+  constructor(
+    host: ExchangeHost,
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    req: http.ClientRequest,
+    options: ExchangeOptions,
+  ) {
+    super(host, spec, credentials, prepared, options);
+    this.#req = req;
+    this.arm(prepared.timeoutMs, (err) => req.destroy(err));
+    req.on('error', (err) => this.#onError(err));
+    req.on('response', (res) => {
+      this.#res = res;
+      this.body = res;
+      this.answered(res.statusCode ?? 0, res.headers);
+    });
+  }
+
+  handleEvent(): void {
+    this.#req.destroy(this.signal?.reason as Error);
+  }
+
+  complete(): boolean {
+    return this.#res?.complete === true;
+  }
+
+  destroy(): void {
+    this.#res?.destroy();
+  }
+
+  #onError(err: Error): void {
+    if (this.settled) return;
+    if (
+      !this.staleRetried &&
+      !this.isTimedOut &&
+      this.signal?.aborted !== true &&
+      this.#req.reusedSocket &&
+      REPLAYABLE_METHODS.has(this.method) &&
+      isConnectionDrop(err)
+    ) {
+      // A pooled keep-alive socket the server closed while it sat idle: the request
+      // never reached a handler. Send it once more on a fresh connection, as Go's
+      // transport does for replayable requests (and Node's docs advise).
+      this.again('retrying on a new connection: the server closed the idle one', err);
+      return;
+    }
+    this.fail(err);
+  }
+}
+
+/** One request as a stream on a shared HTTP/2 session (see {@link Exchange}). */
+class H2Exchange extends Exchange {
+  #stream: http2.ClientHttp2Stream | undefined;
+  #reused = false;
+
+  start(pool: Http2Pool): void {
+    this.arm(this.request!.prepared.timeoutMs, (err) => this.#stop(err));
+    pool.acquire().then(
+      (got) => this.#acquired(pool, got),
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  handleEvent(): void {
+    this.#stop(this.signal?.reason as Error);
   }
 
   complete(): boolean {
@@ -1007,120 +1069,70 @@ class H2Exchange implements Opened, Response {
     if (s !== undefined) {
       cancelStream(s);
       s.destroy(err);
-    } else this.#fail(err);
-  }
-
-  /** Settled: the request is no longer needed, only what the open stream uses. */
-  #settle(): void {
-    this.#settled = true;
-    this.#spec = undefined;
-    this.#credentials = undefined;
-    this.#prepared = undefined;
-    this.#resolve = undefined;
-    this.#reject = undefined;
-  }
-
-  #fail(err: unknown): void {
-    if (this.#settled) return;
-    const spec = this.#spec!;
-    const reject = this.#reject!;
-    this.#settle();
-    this.finish();
-    this.#host.count(REQUEST_ERROR_CODE, this.#method);
-    reject(this.#host.wrapNetworkError(spec, err, this));
-  }
-
-  #again(why: string, err: unknown): void {
-    const spec = this.#spec!;
-    const credentials = this.#credentials!;
-    const resolve = this.#resolve!;
-    const reject = this.#reject!;
-    this.#settle();
-    this.finish();
-    this.#host.logger().debug(`retrying on a new HTTP/2 connection: ${why}`, {
-      request: this.context,
-      error: err instanceof Error ? err.message : String(err),
-    });
-    this.#host.reopen(spec, credentials, this.#wholeExchange).then(resolve, reject);
+    } else this.fail(err);
   }
 
   #acquired(pool: Http2Pool, got: Http2Connection | 'http/1.1'): void {
     if (got === 'http/1.1') {
-      if (this.#settled) return;
-      const spec = this.#spec!;
-      const credentials = this.#credentials!;
-      const prepared = this.#prepared!;
-      const resolve = this.#resolve!;
-      const reject = this.#reject!;
-      this.#settle();
+      if (this.settled) return;
+      const r = this.settle()!;
       this.finish();
-      this.#host
-        .openH1(spec, credentials, prepared, this.#wholeExchange, this.#staleRetried)
-        .then(resolve, reject);
+      this.host
+        .openH1(r.spec, r.credentials, r.prepared, this.wholeExchange, this.staleRetried)
+        .then(r.resolve, r.reject);
       return;
     }
-    if (this.#settled) {
+    if (this.settled) {
       got.release();
       return;
     }
     this.#reused = got.started > 1;
-    const { path, headers, payload } = this.#prepared!;
+    const { path, headers, payload } = this.request!.prepared;
     let s: http2.ClientHttp2Stream;
     try {
       s = got.session.request(
-        { ':method': this.#method, ':path': path, ...headers },
+        { ':method': this.method, ':path': path, ...headers },
         { endStream: payload === undefined },
       );
     } catch (err) {
       // The session went away between acquire and request: nothing was sent.
       got.release();
       pool.discard(got);
-      if (!this.#staleRetried) this.#again('the connection was closing', err);
-      else this.#fail(err);
+      if (!this.staleRetried)
+        this.again('retrying on a new HTTP/2 connection: the connection was closing', err);
+      else this.fail(err);
       return;
     }
     this.#stream = s;
     this.body = s;
     s.once('close', () => {
       got.release();
-      if (!this.#settled) this.#onError(new StreamClosedError(s.rstCode));
+      if (!this.settled) this.#onError(new StreamClosedError(s.rstCode));
     });
     s.on('error', (err: Error) => this.#onError(err));
-    s.once('response', (h: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) =>
-      this.#onResponse(h),
-    );
+    s.once('response', (h: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) => {
+      if (!this.settled) this.answered(Number(h[':status'] ?? 0), h);
+    });
     if (payload !== undefined) s.end(payload);
   }
 
   #onError(err: Error): void {
-    if (this.#settled) return;
+    if (this.settled) return;
     const s = this.#stream!;
-    const retryable = !this.#staleRetried && !this.#timedOut && this.#signal?.aborted !== true;
+    const retryable = !this.staleRetried && !this.isTimedOut && this.signal?.aborted !== true;
     if (retryable && isUnprocessed(s, err)) {
       // GOAWAY or REFUSED_STREAM: the server did not process it; any method may go again.
-      this.#again('the server refused the stream (GOAWAY or REFUSED_STREAM)', err);
+      this.again(
+        'retrying on a new HTTP/2 connection: the server refused the stream (GOAWAY or REFUSED_STREAM)',
+        err,
+      );
       return;
     }
-    if (retryable && this.#reused && REPLAYABLE_METHODS.has(this.#method) && isH2Drop(err)) {
-      this.#again('the server closed the connection', err);
+    if (retryable && this.#reused && REPLAYABLE_METHODS.has(this.method) && isH2Drop(err)) {
+      this.again('retrying on a new HTTP/2 connection: the server closed the connection', err);
       return;
     }
-    this.#fail(err);
-  }
-
-  #onResponse(h: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader): void {
-    if (this.#settled) return;
-    const resolve = this.#resolve!;
-    this.#settle();
-    const code = Number(h[':status'] ?? 0);
-    this.#host.count(String(code), this.#method);
-    if (!this.#wholeExchange) {
-      this.#timer?.cancel();
-      this.#timer = undefined;
-    }
-    this.statusCode = code;
-    this.headers = h;
-    resolve(this);
+    this.fail(err);
   }
 }
 
