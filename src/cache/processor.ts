@@ -140,9 +140,16 @@ export class ProcessorListener<T> {
   #running: Promise<void> | undefined;
   /** Settles {@link ProcessorListener.run}'s promise; set once it was called. */
   #done: (() => void) | undefined;
+  /** Rejects {@link ProcessorListener.run}'s promise (a delivery loop failed outside a handler). */
+  #failed: ((err: unknown) => void) | undefined;
   /** A delivery loop is running (it ends when the buffer is empty, and `add` starts one). */
   #active = false;
-  readonly #startLoop = (): void => void this.#loop();
+  readonly #startLoop = (): void => {
+    this.#loop().catch((err: unknown) => {
+      this.#active = false;
+      this.#failed?.(err);
+    });
+  };
 
   /** @param handler - the callbacks; @param options - name, resync, clock, logger, error hook. */
   constructor(handler: ResourceEventHandler<T>, options: ProcessorListenerOptions) {
@@ -211,10 +218,11 @@ export class ProcessorListener<T> {
    * the delivery loop ends when the buffer is empty and the next `add` starts it again.
    */
   run(): Promise<void> {
-    this.#running ??= new Promise<void>((done) => {
+    this.#running ??= new Promise<void>((done, failed) => {
       this.#done = done;
+      this.#failed = failed;
       this.#active = true;
-      void this.#loop();
+      this.#startLoop();
     });
     return this.#running;
   }

@@ -81,3 +81,28 @@ test('stop() of an idle or never-run listener settles run() at once', async () =
   never.stop();
   await never.run();
 });
+
+test('a delivery loop that fails outside a handler (here: the logger throws) rejects run(), never leaves it pending', async () => {
+  const l = new ProcessorListener<{ name: string }>(
+    {
+      onAdd: () => {
+        throw new Error('handler');
+      },
+    },
+    {
+      name: 'h',
+      requestedResyncPeriodMs: 0,
+      resyncPeriodMs: 0,
+      clock: new FakeClock(0),
+      logger: {
+        ...noopLogger,
+        error: () => {
+          throw new Error('logger');
+        },
+      },
+    },
+  );
+  const running = l.run();
+  l.add(add('a'));
+  await assert.rejects(running, /logger/);
+});
