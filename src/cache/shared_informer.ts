@@ -506,10 +506,11 @@ export class SharedIndexInformer<T extends KubeObject> {
         });
       });
       const processing = this.#processLoop(fifo, signal);
-      // Neither rejects, so awaiting one then the other is Promise.all without its
-      // per-call closures and array.
-      await reflecting;
+      // Promise.all without its per-call closures and array: the delta loop first (it
+      // rejects only when the logger throws, and must not wait unawaited meanwhile), then
+      // the reflector (its failures are caught above).
       await processing;
+      await reflecting;
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#stopped = true;
@@ -531,7 +532,7 @@ export class SharedIndexInformer<T extends KubeObject> {
       }
     };
     let loggedSynced = false;
-    return new Promise<void>((done) => {
+    return new Promise<void>((done, failed) => {
       const drain = async (): Promise<void> => {
         for (;;) {
           if (fifo.length === 0 && !fifo.isClosed()) {
@@ -553,7 +554,10 @@ export class SharedIndexInformer<T extends KubeObject> {
           if (signal.aborted) return done();
         }
       };
-      const wake = (): void => void drain();
+      // A failure outside a delta (the logger threw) rejects the loop, as it always did.
+      const wake = (): void => {
+        drain().catch(failed);
+      };
       wake();
     });
   }
