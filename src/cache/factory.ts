@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import type {
   V1ConfigMap,
   V1CustomResourceDefinition,
@@ -330,19 +331,32 @@ export class SharedInformerFactory {
    */
   start(signal: AbortSignal): void {
     if (this.#shutdown) return;
+    // One stop signal for the informers this call starts, not one each: an AbortSignal with
+    // listeners holds its own maps and shape (about 0.7 KB), and the caller's signal gets
+    // one listener per start, not one per informer.
+    let controller: AbortController | undefined;
+    let running = 0;
+    const onAbort = (): void => controller?.abort(signal.reason);
     for (const [key, entry] of this.#entries) {
       if (entry.running !== undefined) continue;
-      const controller = new AbortController();
-      const onAbort = (): void => controller.abort(signal.reason);
-      if (signal.aborted) controller.abort(signal.reason);
-      else signal.addEventListener('abort', onAbort, { once: true });
+      if (controller === undefined) {
+        controller = new AbortController();
+        // Every informer of this start listens on it: as many listeners as informers is
+        // no leak.
+        setMaxListeners(0, controller.signal);
+        if (signal.aborted) controller.abort(signal.reason);
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
+      running++;
       entry.controller = controller;
       entry.running = entry.informer
         .run(controller.signal)
         .catch((err: unknown) => {
           this.#logger.error(`informer ${key} failed`, { error: String(err) });
         })
-        .finally(() => signal.removeEventListener('abort', onAbort));
+        .finally(() => {
+          if (--running === 0) signal.removeEventListener('abort', onAbort);
+        });
     }
   }
 

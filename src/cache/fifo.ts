@@ -111,7 +111,8 @@ export class PopGate<B> {
   readonly #what: string;
   readonly #count: (taken: B) => number;
   #popping: Promise<unknown> = Promise.resolve();
-  #waiters: (() => void)[] = [];
+  /** Who waits for an item; `[w]` when one does (pushing onto `[]` would reserve 17 slots). */
+  #waiters: (() => void)[] | undefined;
   #closed = false;
   #populated = false;
   #initialPopulationCount = 0;
@@ -151,7 +152,7 @@ export class PopGate<B> {
   ): Promise<B> {
     while (this.#queue.length === 0) {
       if (this.#closed) throw new FIFOClosedError(this.#what);
-      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+      await new Promise<void>((resolve) => this.#wait(resolve));
     }
     const isInInitialList = !this.hasSynced();
     // A batch never mixes the tail of the initial list with later items (client-go).
@@ -187,11 +188,25 @@ export class PopGate<B> {
     return this.#populated && this.#initialPopulationCount === 0;
   }
 
+  /**
+   * Call `callback` once when something is queued or the queue closes: at once when either
+   * is already so. A consumer parks this way between pops, holding no pending pop.
+   */
+  onReady(callback: () => void): void {
+    if (this.#queue.length > 0 || this.#closed) callback();
+    else this.#wait(callback);
+  }
+
+  #wait(callback: () => void): void {
+    if (this.#waiters === undefined) this.#waiters = [callback];
+    else this.#waiters.push(callback);
+  }
+
   /** Wake a waiting pop (something was queued). */
   wake(): void {
-    if (this.#waiters.length === 0) return;
     const waiters = this.#waiters;
-    this.#waiters = [];
+    if (waiters === undefined) return;
+    this.#waiters = undefined;
     for (const w of waiters) w();
   }
 

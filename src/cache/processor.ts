@@ -133,11 +133,23 @@ export class ProcessorListener<T> {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #onHandlerError: HandlerErrorHook | undefined;
-  readonly #buffer = new RingGrowing<Notification<T>>();
+  /** Starts small (it doubles as needed): 64 slots would be 0.5 KB per idle handler. */
+  readonly #buffer = new RingGrowing<Notification<T>>(4);
   #pendingInitial = 0;
   #stopped = false;
   #running: Promise<void> | undefined;
-  #wake: (() => void) | undefined;
+  /** Settles {@link ProcessorListener.run}'s promise; set once it was called. */
+  #done: (() => void) | undefined;
+  /** Rejects {@link ProcessorListener.run}'s promise (a delivery loop failed outside a handler). */
+  #failed: ((err: unknown) => void) | undefined;
+  /** A delivery loop is running (it ends when the buffer is empty, and `add` starts one). */
+  #active = false;
+  readonly #startLoop = (): void => {
+    this.#loop().catch((err: unknown) => {
+      this.#active = false;
+      this.#failed?.(err);
+    });
+  };
 
   /** @param handler - the callbacks; @param options - name, resync, clock, logger, error hook. */
   constructor(handler: ResourceEventHandler<T>, options: ProcessorListenerOptions) {
@@ -192,16 +204,26 @@ export class ProcessorListener<T> {
     if (this.#stopped) return;
     if (n.kind === NotificationKind.Add && n.isInInitialList) this.#pendingInitial++;
     this.#buffer.push(n);
-    const wake = this.#wake;
-    if (wake !== undefined) {
-      this.#wake = undefined;
-      wake();
+    if (this.#done !== undefined && !this.#active) {
+      // Delivered from a microtask, as a loop awaiting its next item would be: never
+      // inside the informer's cache update.
+      this.#active = true;
+      queueMicrotask(this.#startLoop);
     }
   }
 
-  /** Start the delivery loop (once); the promise settles after {@link ProcessorListener.stop}. */
+  /**
+   * Start delivering (once); the promise settles after {@link ProcessorListener.stop}, once
+   * the handler call in flight (if any) settled. Between notifications nothing is pending:
+   * the delivery loop ends when the buffer is empty and the next `add` starts it again.
+   */
   run(): Promise<void> {
-    this.#running ??= this.#loop();
+    this.#running ??= new Promise<void>((done, failed) => {
+      this.#done = done;
+      this.#failed = failed;
+      this.#active = true;
+      this.#startLoop();
+    });
     return this.#running;
   }
 
@@ -211,9 +233,8 @@ export class ProcessorListener<T> {
     this.#stopped = true;
     this.#buffer.clear();
     this.#pendingInitial = 0;
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    // A loop that is running settles run() when its call in flight is done.
+    if (!this.#active) this.#done?.();
   }
 
   async #loop(): Promise<void> {
@@ -221,9 +242,8 @@ export class ProcessorListener<T> {
     while (!this.#stopped) {
       const n = this.#buffer.shift();
       if (n === undefined) {
-        sinceYield = 0;
-        await new Promise<void>((resolve) => (this.#wake = resolve));
-        continue;
+        this.#active = false;
+        return;
       }
       try {
         const r = this.#call(n);
@@ -238,6 +258,8 @@ export class ProcessorListener<T> {
         await yieldTurn();
       }
     }
+    this.#active = false;
+    this.#done?.();
   }
 
   #call(n: Notification<T>): unknown {

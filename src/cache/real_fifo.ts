@@ -93,7 +93,8 @@ function isPlain<T>(d: RealFIFODelta<T>): d is Delta<T> {
  * @typeParam T - the object type.
  */
 export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
-  readonly #items = new Deque<RealFIFODelta<T>>();
+  /** Starts small (it doubles as needed): 64 slots would be 0.5 KB per idle informer. */
+  readonly #items = new Deque<RealFIFODelta<T>>(4);
   readonly #gate = new PopGate<RealFIFODelta<T>[]>(this, 'RealFIFO', batchLength);
   #lastResourceVersion = '';
   readonly #keyFunction: KeyFunction<T>;
@@ -206,6 +207,15 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
     maxBatch = defaultMaxBatch,
   ): Promise<RealFIFODelta<T>[]> {
     return this.#gate.pop(this.#take, Math.max(1, maxBatch), process);
+  }
+
+  /**
+   * Call `callback` once when a delta is queued or the FIFO closes (at once when either is
+   * already so): a consumer that pops only then holds no pending pop while the FIFO is
+   * empty, as the informer does.
+   */
+  onReady(callback: () => void): void {
+    this.#gate.onReady(callback);
   }
 
   /** True once the items queued by the first `replace()` have been processed (or an add/update/delete came first). */

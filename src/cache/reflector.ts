@@ -38,6 +38,8 @@ import { defaultLogger } from '../util/logger.js';
 import type { KeyFunction } from './fifo.js';
 import { deletionHandlingMetaNamespaceKeyFunc } from './keys.js';
 import type { ListerWatcher } from './listwatch.js';
+import type { SharedTimers } from './shared_timers.js';
+import { sharedTimers } from './shared_timers.js';
 
 /** What a reflector writes to: DeltaFIFO, RealFIFO and the Indexer all fit. */
 export interface ReflectorStore<T> {
@@ -306,6 +308,8 @@ export class Reflector<T> {
   readonly #lw: ListerWatcher<T>;
   readonly #store: ReflectorStore<T>;
   readonly #clock: Clock;
+  /** The watch's idle and resync deadlines: one timer of the clock for every reflector's. */
+  readonly #timers: SharedTimers;
   readonly #logger: Logger;
   readonly #random: () => number;
   readonly #resyncPeriodMs: number;
@@ -329,7 +333,7 @@ export class Reflector<T> {
   };
   #lastError: (LastError & { readonly cause: string }) | undefined;
   /** Permanent causes already logged at error level since the last healthy watch. */
-  readonly #loggedCauses = new Set<string>();
+  #loggedCauses: Set<string> | undefined;
 
   /**
    * @param listerWatcher - where objects come from.
@@ -345,6 +349,7 @@ export class Reflector<T> {
     this.#lw = listerWatcher;
     this.#store = store;
     this.#clock = options.clock ?? realClock;
+    this.#timers = sharedTimers(this.#clock);
     this.#logger = options.logger ?? defaultLogger;
     this.#random = options.random ?? Math.random;
     this.#resyncPeriodMs = options.resyncPeriodMs ?? 0;
@@ -705,7 +710,7 @@ export class Reflector<T> {
     let eventCount = 0;
 
     const armIdle = (delayMs: number): void => {
-      idleTimer = this.#clock.setTimeout(() => {
+      idleTimer = this.#timers.setTimeout(() => {
         const quietFor = this.#clock.now() - lastActivity;
         if (quietFor < this.#idleTimeoutMs) return armIdle(this.#idleTimeoutMs - quietFor);
         idled = true;
@@ -714,7 +719,7 @@ export class Reflector<T> {
     };
     const armResync = (): void => {
       if (this.#resyncPeriodMs <= 0) return;
-      resyncTimer = this.#clock.setTimeout(() => {
+      resyncTimer = this.#timers.setTimeout(() => {
         try {
           if (this.#shouldResync === undefined || this.#shouldResync()) this.#store.resync();
           armResync();
@@ -738,7 +743,7 @@ export class Reflector<T> {
       );
       // The server accepted a watch: whatever failed before is over.
       this.#lastError = undefined;
-      this.#loggedCauses.clear();
+      this.#loggedCauses = undefined;
       if (this.#idleTimeoutMs > 0) armIdle(this.#idleTimeoutMs);
       if (options.sendInitialEvents !== true) armResync();
       try {
@@ -896,10 +901,10 @@ export class Reflector<T> {
       // Once per distinct cause at error level, in the server's words; repeats at debug.
       const cause = causeOf(err);
       const message = `${this.name}: ${errorMessage(err)}; retrying with backoff`;
-      if (this.#loggedCauses.has(cause)) {
+      if (this.#loggedCauses?.has(cause) === true) {
         this.#logger.debug(message);
       } else {
-        this.#loggedCauses.add(cause);
+        (this.#loggedCauses ??= new Set()).add(cause);
         this.#logger.error(message, { code: err.code, reason: err.reason });
       }
       return;

@@ -206,7 +206,6 @@ export class SharedIndexInformer<T extends KubeObject> {
   readonly #lw: ListerWatcher<T>;
   readonly #options: SharedIndexInformerOptions<T>;
   readonly #indexer: Indexer<T>;
-  readonly #reader: ReadonlyIndexer<T>;
   readonly #processor: SharedProcessor<T>;
   readonly #clock: Clock;
   readonly #logger: Logger;
@@ -243,7 +242,6 @@ export class SharedIndexInformer<T extends KubeObject> {
     this.#indexer = new Indexer<T>({
       indexers: options.indexers ?? { [namespaceIndex]: metaNamespaceIndexFunc },
     });
-    this.#reader = this.#indexer.reader();
     this.#processor = new SharedProcessor<T>(this.#clock);
     if (options.detectCacheMutations ?? cacheMutationDetectorFromEnv()) {
       this.#mutations = new CacheMutationDetector(this.name);
@@ -345,17 +343,21 @@ export class SharedIndexInformer<T extends KubeObject> {
 
   /** The cache, read-only: objects are shared and must not be mutated. */
   getIndexer(): ReadonlyIndexer<T> {
-    return this.#reader;
+    // Made on first use (by the indexer, always the same view): an informer whose cache
+    // nobody reads does not hold its dozen bound methods.
+    return this.#indexer.reader();
   }
 
   /** Same as {@link SharedIndexInformer.getIndexer} (client-go's `GetStore`). */
   getStore(): ReadonlyIndexer<T> {
-    return this.#reader;
+    return this.#indexer.reader();
   }
 
   /** A typed lister over the cache; NotFound errors name `groupResource`. */
   lister(): Lister<T> {
-    this.#lister ??= new Lister<T>(this.#reader, this.#groupResource, { logger: this.#logger });
+    this.#lister ??= new Lister<T>(this.#indexer.reader(), this.#groupResource, {
+      logger: this.#logger,
+    });
     return this.#lister;
   }
 
@@ -503,7 +505,12 @@ export class SharedIndexInformer<T extends KubeObject> {
           error: errorMessage(err),
         });
       });
-      await Promise.all([reflecting, this.#processLoop(fifo, signal)]);
+      const processing = this.#processLoop(fifo, signal);
+      // Promise.all without its per-call closures and array: the delta loop first (it
+      // rejects only when the logger throws, and must not wait unawaited meanwhile), then
+      // the reflector (its failures are caught above).
+      await processing;
+      await reflecting;
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#stopped = true;
@@ -511,7 +518,12 @@ export class SharedIndexInformer<T extends KubeObject> {
     }
   }
 
-  async #processLoop(fifo: RealFIFO<T>, signal: AbortSignal): Promise<void> {
+  /**
+   * Pops batches and applies them until the FIFO is closed and drained (or `signal`
+   * aborts). While the FIFO is empty nothing is pending: the loop ends and the FIFO's
+   * `onReady` starts it again, so an idle informer holds no suspended pop.
+   */
+  #processLoop(fifo: RealFIFO<T>, signal: AbortSignal): Promise<void> {
     const maxBatch = this.#options.maxBatch ?? 1000;
     const process = (batch: RealFIFODelta<T>[], initial: boolean): void => {
       for (const d of batch) {
@@ -520,19 +532,34 @@ export class SharedIndexInformer<T extends KubeObject> {
       }
     };
     let loggedSynced = false;
-    for (;;) {
-      try {
-        await fifo.popBatch(process, maxBatch);
-        if (!loggedSynced && fifo.hasSynced()) {
-          loggedSynced = true;
-          this.#logger.info(`${this.name}: synced; ${this.#indexer.size} objects cached`);
+    return new Promise<void>((done, failed) => {
+      const drain = async (): Promise<void> => {
+        for (;;) {
+          if (fifo.length === 0 && !fifo.isClosed()) {
+            fifo.onReady(wake);
+            return;
+          }
+          try {
+            await fifo.popBatch(process, maxBatch);
+            if (!loggedSynced && fifo.hasSynced()) {
+              loggedSynced = true;
+              this.#logger.info(`${this.name}: synced; ${this.#indexer.size} objects cached`);
+            }
+          } catch (err) {
+            if (err instanceof FIFOClosedError) return done();
+            this.#logger.error(`${this.name}: processing a delta failed`, {
+              error: errorMessage(err),
+            });
+          }
+          if (signal.aborted) return done();
         }
-      } catch (err) {
-        if (err instanceof FIFOClosedError) return;
-        this.#logger.error(`${this.name}: processing a delta failed`, { error: errorMessage(err) });
-      }
-      if (signal.aborted) return;
-    }
+      };
+      // A failure outside a delta (the logger threw) rejects the loop, as it always did.
+      const wake = (): void => {
+        drain().catch(failed);
+      };
+      wake();
+    });
   }
 
   /** Apply one delta to the cache and queue its notifications. Synchronous by design. */

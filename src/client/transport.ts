@@ -45,7 +45,7 @@ import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { realClock } from '../util/clock.js';
-import type { Clock } from '../util/clock.js';
+import type { Clock, Timer } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger, toLogger } from '../util/logger.js';
 import type { ApiErrorOptions, ApiRequestTarget } from './errors.js';
@@ -66,6 +66,7 @@ import {
   cancelStream,
   isUnprocessed,
 } from './http2_pool.js';
+import type { Http2Connection } from './http2_pool.js';
 import { redactUrl } from './redact.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
@@ -499,16 +500,17 @@ export class Transport {
 
   #pathWithQuery(spec: RequestSpec): string {
     const prefix = this.#base.pathname.replace(/\/+$/, '');
-    let path = prefix + spec.path;
+    const parts: string[] = [];
     if (spec.query !== undefined) {
-      const parts: string[] = [];
       for (const [k, v] of Object.entries(spec.query)) {
         if (v === undefined) continue;
         parts.push(`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
       }
-      if (parts.length > 0) path += `?${parts.join('&')}`;
     }
-    return path;
+    // One flat string, not a rope of its pieces: an HTTP/2 stream keeps its :path for as
+    // long as it is open, so every watch held the rope (a dozen nodes, 0.3 KB).
+    const query = parts.length > 0 ? `?${parts.join('&')}` : '';
+    return [prefix, spec.path, query].join('');
   }
 
   #refreshAfterUnauthorized(): void {
@@ -686,88 +688,30 @@ export class Transport {
     wholeExchange: boolean,
     staleRetried: boolean,
   ): Promise<Opened> {
-    const { path, context, headers, payload, timeoutMs } = prepared;
-    const signal = spec.signal;
     return new Promise((resolve, reject) => {
-      let timedOut = false;
-      let settled = false;
       const req = (this.#secure ? https : http).request({
         agent: credentials.agent,
         protocol: this.#base.protocol,
         hostname: this.#base.hostname.replace(/^\[|\]$/g, ''),
         port: this.#base.port === '' ? undefined : Number(this.#base.port),
         method: spec.method,
-        path,
-        headers,
+        path: prepared.path,
+        headers: prepared.headers,
       });
-      const onAbort = (): void => {
-        req.destroy(signal?.reason as Error);
-      };
-      const timer =
-        timeoutMs > 0 && Number.isFinite(timeoutMs)
-          ? this.#clock.setTimeout(() => {
-              timedOut = true;
-              req.destroy(new RequestTimeoutError(context, timeoutMs));
-            }, timeoutMs)
-          : undefined;
-      const finish = (): void => {
-        timer?.cancel();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => {
-        if (settled) return;
-        settled = true;
-        finish();
-        if (
-          !staleRetried &&
-          !timedOut &&
-          signal?.aborted !== true &&
-          req.reusedSocket &&
-          REPLAYABLE_METHODS.has(spec.method) &&
-          isConnectionDrop(err)
-        ) {
-          // A pooled keep-alive socket the server closed while it sat idle: the request
-          // never reached a handler. Send it once more on a fresh connection, as Go's
-          // transport does for replayable requests (and Node's docs advise).
-          this.#logger.debug('retrying on a new connection: the server closed the idle one', {
-            request: context,
-            error: err.message,
-          });
-          this.#open(spec, credentials, wholeExchange, true).then(resolve, reject);
-          return;
-        }
-        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
-        reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
+      new H1Exchange(this.#exchangeHost, spec, credentials, prepared, req, {
+        wholeExchange,
+        staleRetried,
+        resolve,
+        reject,
       });
-      req.on('response', (res) => {
-        settled = true;
-        this.#metrics?.incrementRequestResult(
-          String(res.statusCode ?? 0),
-          spec.method,
-          this.#base.host,
-        );
-        if (!wholeExchange) timer?.cancel();
-        resolve({
-          res: {
-            statusCode: res.statusCode ?? 0,
-            headers: res.headers,
-            body: res,
-            complete: () => res.complete,
-            destroy: () => res.destroy(),
-          },
-          context,
-          finish,
-          timedOut: () => timedOut,
-        });
-      });
-      req.end(payload);
+      req.end(prepared.payload);
     });
   }
 
   /**
    * The request as a stream on a shared HTTP/2 session (see {@link Http2Pool}). Falls back
-   * to HTTP/1.1 when the server's ALPN answer has no `h2`.
+   * to HTTP/1.1 when the server's ALPN answer has no `h2`. One {@link H2Exchange} object
+   * carries the request's state (see there why not closures).
    */
   #openH2(
     spec: RequestSpec,
@@ -777,123 +721,28 @@ export class Transport {
     wholeExchange: boolean,
     staleRetried: boolean,
   ): Promise<Opened> {
-    const { path, context, headers, payload, timeoutMs } = prepared;
-    const signal = spec.signal;
     return new Promise((resolve, reject) => {
-      let timedOut = false;
-      let settled = false;
-      let stream: http2.ClientHttp2Stream | undefined;
-      const stop = (err: Error): void => {
-        if (stream !== undefined) {
-          cancelStream(stream);
-          stream.destroy(err);
-        } else fail(err);
-      };
-      const onAbort = (): void => stop(signal?.reason as Error);
-      const timer =
-        timeoutMs > 0 && Number.isFinite(timeoutMs)
-          ? this.#clock.setTimeout(() => {
-              timedOut = true;
-              stop(new RequestTimeoutError(context, timeoutMs));
-            }, timeoutMs)
-          : undefined;
-      const finish = (): void => {
-        timer?.cancel();
-        signal?.removeEventListener('abort', onAbort);
-      };
-      const fail = (err: unknown): void => {
-        if (settled) return;
-        settled = true;
-        finish();
-        this.#metrics?.incrementRequestResult(REQUEST_ERROR_CODE, spec.method, this.#base.host);
-        reject(this.#wrapNetworkError(spec, err, { context, timedOut: () => timedOut }));
-      };
-      const again = (why: string, err: unknown): void => {
-        settled = true;
-        finish();
-        this.#logger.debug(`retrying on a new HTTP/2 connection: ${why}`, {
-          request: context,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        this.#open(spec, credentials, wholeExchange, true).then(resolve, reject);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      pool.acquire().then((got) => {
-        if (got === 'http/1.1') {
-          if (settled) return;
-          settled = true;
-          finish();
-          this.#openH1(spec, credentials, prepared, wholeExchange, staleRetried).then(
-            resolve,
-            reject,
-          );
-          return;
-        }
-        if (settled) {
-          got.release();
-          return;
-        }
-        const reused = got.started > 1;
-        let s: http2.ClientHttp2Stream;
-        try {
-          s = got.session.request(
-            { ':method': spec.method, ':path': path, ...headers },
-            { endStream: payload === undefined },
-          );
-        } catch (err) {
-          // The session went away between acquire and request: nothing was sent.
-          got.release();
-          pool.discard(got);
-          if (!staleRetried) again('the connection was closing', err);
-          else fail(err);
-          return;
-        }
-        stream = s;
-        s.once('close', () => {
-          got.release();
-          if (!settled) onError(new StreamClosedError(s.rstCode));
-        });
-        const onError = (err: Error): void => {
-          if (settled) return;
-          const retryable = !staleRetried && !timedOut && signal?.aborted !== true;
-          if (retryable && isUnprocessed(s, err)) {
-            // GOAWAY or REFUSED_STREAM: the server did not process it; any method may go again.
-            again('the server refused the stream (GOAWAY or REFUSED_STREAM)', err);
-            return;
-          }
-          if (retryable && reused && REPLAYABLE_METHODS.has(spec.method) && isH2Drop(err)) {
-            again('the server closed the connection', err);
-            return;
-          }
-          fail(err);
-        };
-        s.on('error', onError);
-        s.once('response', (h) => {
-          if (settled) return;
-          settled = true;
-          const code = Number(h[':status'] ?? 0);
-          this.#metrics?.incrementRequestResult(String(code), spec.method, this.#base.host);
-          if (!wholeExchange) timer?.cancel();
-          resolve({
-            res: {
-              statusCode: code,
-              headers: h,
-              body: s,
-              complete: () => s.readableEnded,
-              destroy: () => {
-                cancelStream(s);
-                s.destroy();
-              },
-            },
-            context,
-            finish,
-            timedOut: () => timedOut,
-          });
-        });
-        if (payload !== undefined) s.end(payload);
-      }, fail);
+      const exchange = new H2Exchange(this.#exchangeHost, spec, credentials, prepared, {
+        wholeExchange,
+        staleRetried,
+        resolve,
+        reject,
+      });
+      exchange.start(pool);
     });
   }
+
+  /** What an {@link H2Exchange} needs of this transport: one object for all its requests. */
+  readonly #exchangeHost: ExchangeHost = {
+    clock: () => this.#clock,
+    count: (code, method) => this.#metrics?.incrementRequestResult(code, method, this.#base.host),
+    wrapNetworkError: (spec, err, opened) => this.#wrapNetworkError(spec, err, opened),
+    reopen: (spec, credentials, wholeExchange) =>
+      this.#open(spec, credentials, wholeExchange, true),
+    openH1: (spec, credentials, prepared, wholeExchange, staleRetried) =>
+      this.#openH1(spec, credentials, prepared, wholeExchange, staleRetried),
+    logger: () => this.#logger,
+  };
 
   #wrapNetworkError(
     spec: RequestSpec,
@@ -968,6 +817,324 @@ function isH2Drop(err: Error): boolean {
     code === 'ERR_HTTP2_INVALID_SESSION' ||
     code === 'ERR_HTTP2_STREAM_CLOSED'
   );
+}
+
+/** What an {@link H2Exchange} asks of its {@link Transport}. */
+interface ExchangeHost {
+  clock(): Clock;
+  logger(): Logger;
+  /** Counts a request's result (an HTTP code, or the error code) in the metrics. */
+  count(code: string, method: string): void;
+  wrapNetworkError(
+    spec: RequestSpec,
+    err: unknown,
+    opened: { context: string; timedOut: () => boolean },
+  ): Error;
+  /** Sends the request again (once: stale-retried). */
+  reopen(spec: RequestSpec, credentials: Credentials, wholeExchange: boolean): Promise<Opened>;
+  openH1(
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    wholeExchange: boolean,
+    staleRetried: boolean,
+  ): Promise<Opened>;
+}
+
+/** How an exchange was started and how it answers: the settle functions of its promise. */
+interface ExchangeOptions {
+  wholeExchange: boolean;
+  staleRetried: boolean;
+  resolve: (opened: Opened) => void;
+  reject: (err: unknown) => void;
+}
+
+/** The parts of a request that a retry or a fallback sends again. */
+interface Resend {
+  spec: RequestSpec;
+  credentials: Credentials;
+  prepared: Prepared;
+  resolve: (opened: Opened) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * One request, from sending it to its answer, and then the answer itself ({@link Opened}
+ * and its {@link Response}). An object rather than a dozen closures: a watch keeps its
+ * exchange for as long as it runs, so every watch held the closures, and the contexts that
+ * captured the request (its spec, headers, options, resolvers), until it closed. Once
+ * answered it keeps only what the open response needs. The abort listener is the object
+ * itself (`handleEvent`).
+ */
+abstract class Exchange implements Opened, Response {
+  readonly context: string;
+  statusCode = 0;
+  headers: http.IncomingHttpHeaders = {};
+  body: Readable = undefined as unknown as Readable;
+  protected readonly host: ExchangeHost;
+  protected readonly method: string;
+  protected readonly signal: AbortSignal | undefined;
+  protected readonly wholeExchange: boolean;
+  protected readonly staleRetried: boolean;
+  protected isTimedOut = false;
+  protected settled = false;
+  #request: Resend | undefined;
+  #timer: Timer | undefined;
+
+  constructor(
+    host: ExchangeHost,
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    options: ExchangeOptions,
+  ) {
+    this.host = host;
+    this.method = spec.method;
+    this.signal = spec.signal;
+    this.context = prepared.context;
+    this.wholeExchange = options.wholeExchange;
+    this.staleRetried = options.staleRetried;
+    this.#request = {
+      spec,
+      credentials,
+      prepared,
+      resolve: options.resolve,
+      reject: options.reject,
+    };
+  }
+
+  /** This object is the response too. */
+  get res(): Response {
+    return this;
+  }
+
+  /** The signal's abort. */
+  abstract handleEvent(): void;
+  abstract complete(): boolean;
+  abstract destroy(): void;
+
+  timedOut(): boolean {
+    return this.isTimedOut;
+  }
+
+  finish(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    this.signal?.removeEventListener('abort', this);
+  }
+
+  /** Starts the request's timeout, which calls `onTimeout`, and listens to its signal. */
+  protected arm(timeoutMs: number, onTimeout: (err: Error) => void): void {
+    if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+      this.#timer = this.host.clock().setTimeout(() => {
+        this.isTimedOut = true;
+        onTimeout(new RequestTimeoutError(this.context, timeoutMs));
+      }, timeoutMs);
+    }
+    this.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The request, until the exchange settles (then undefined). */
+  protected get request(): Resend | undefined {
+    return this.#request;
+  }
+
+  /** Settles: hands back the request's parts and forgets them. */
+  protected settle(): Resend | undefined {
+    const request = this.#request;
+    this.settled = true;
+    this.#request = undefined;
+    return request;
+  }
+
+  /** Sends the request again on a new connection, once; the answer settles this one's promise. */
+  protected again(message: string, err: unknown): void {
+    const r = this.settle()!;
+    this.finish();
+    this.host.logger().debug(message, {
+      request: this.context,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    this.host.reopen(r.spec, r.credentials, this.wholeExchange).then(r.resolve, r.reject);
+  }
+
+  /** Fails with `err` as a network error (counted); nothing once settled. */
+  protected fail(err: unknown): void {
+    if (this.settled) return;
+    const r = this.settle()!;
+    this.finish();
+    this.host.count(REQUEST_ERROR_CODE, this.method);
+    r.reject(this.host.wrapNetworkError(r.spec, err, this));
+  }
+
+  /** The answer's head arrived: count it, and resolve with this exchange. */
+  protected answered(code: number, headers: http.IncomingHttpHeaders): void {
+    const r = this.settle();
+    this.host.count(String(code), this.method);
+    if (!this.wholeExchange) {
+      this.#timer?.cancel();
+      this.#timer = undefined;
+    }
+    this.statusCode = code;
+    this.headers = headers;
+    r?.resolve(this);
+  }
+}
+
+/** One request over HTTP/1.1 (see {@link Exchange}). */
+class H1Exchange extends Exchange {
+  readonly #req: http.ClientRequest;
+  #res: http.IncomingMessage | undefined;
+
+  constructor(
+    host: ExchangeHost,
+    spec: RequestSpec,
+    credentials: Credentials,
+    prepared: Prepared,
+    req: http.ClientRequest,
+    options: ExchangeOptions,
+  ) {
+    super(host, spec, credentials, prepared, options);
+    this.#req = req;
+    this.arm(prepared.timeoutMs, (err) => req.destroy(err));
+    req.on('error', (err) => this.#onError(err));
+    req.on('response', (res) => {
+      this.#res = res;
+      this.body = res;
+      this.answered(res.statusCode ?? 0, res.headers);
+    });
+  }
+
+  handleEvent(): void {
+    this.#req.destroy(this.signal?.reason as Error);
+  }
+
+  complete(): boolean {
+    return this.#res?.complete === true;
+  }
+
+  destroy(): void {
+    this.#res?.destroy();
+  }
+
+  #onError(err: Error): void {
+    if (this.settled) return;
+    if (
+      !this.staleRetried &&
+      !this.isTimedOut &&
+      this.signal?.aborted !== true &&
+      this.#req.reusedSocket &&
+      REPLAYABLE_METHODS.has(this.method) &&
+      isConnectionDrop(err)
+    ) {
+      // A pooled keep-alive socket the server closed while it sat idle: the request
+      // never reached a handler. Send it once more on a fresh connection, as Go's
+      // transport does for replayable requests (and Node's docs advise).
+      this.again('retrying on a new connection: the server closed the idle one', err);
+      return;
+    }
+    this.fail(err);
+  }
+}
+
+/** One request as a stream on a shared HTTP/2 session (see {@link Exchange}). */
+class H2Exchange extends Exchange {
+  #stream: http2.ClientHttp2Stream | undefined;
+  #reused = false;
+
+  start(pool: Http2Pool): void {
+    this.arm(this.request!.prepared.timeoutMs, (err) => this.#stop(err));
+    pool.acquire().then(
+      (got) => this.#acquired(pool, got),
+      (err: unknown) => this.fail(err),
+    );
+  }
+
+  handleEvent(): void {
+    this.#stop(this.signal?.reason as Error);
+  }
+
+  complete(): boolean {
+    return this.#stream?.readableEnded === true;
+  }
+
+  destroy(): void {
+    const s = this.#stream;
+    if (s === undefined) return;
+    cancelStream(s);
+    s.destroy();
+  }
+
+  #stop(err: Error): void {
+    const s = this.#stream;
+    if (s !== undefined) {
+      cancelStream(s);
+      s.destroy(err);
+    } else this.fail(err);
+  }
+
+  #acquired(pool: Http2Pool, got: Http2Connection | 'http/1.1'): void {
+    if (got === 'http/1.1') {
+      if (this.settled) return;
+      const r = this.settle()!;
+      this.finish();
+      this.host
+        .openH1(r.spec, r.credentials, r.prepared, this.wholeExchange, this.staleRetried)
+        .then(r.resolve, r.reject);
+      return;
+    }
+    if (this.settled) {
+      got.release();
+      return;
+    }
+    this.#reused = got.started > 1;
+    const { path, headers, payload } = this.request!.prepared;
+    let s: http2.ClientHttp2Stream;
+    try {
+      s = got.session.request(
+        { ':method': this.method, ':path': path, ...headers },
+        { endStream: payload === undefined },
+      );
+    } catch (err) {
+      // The session went away between acquire and request: nothing was sent.
+      got.release();
+      pool.discard(got);
+      if (!this.staleRetried)
+        this.again('retrying on a new HTTP/2 connection: the connection was closing', err);
+      else this.fail(err);
+      return;
+    }
+    this.#stream = s;
+    this.body = s;
+    s.once('close', () => {
+      got.release();
+      if (!this.settled) this.#onError(new StreamClosedError(s.rstCode));
+    });
+    s.on('error', (err: Error) => this.#onError(err));
+    s.once('response', (h: http2.IncomingHttpHeaders & http2.IncomingHttpStatusHeader) => {
+      if (!this.settled) this.answered(Number(h[':status'] ?? 0), h);
+    });
+    if (payload !== undefined) s.end(payload);
+  }
+
+  #onError(err: Error): void {
+    if (this.settled) return;
+    const s = this.#stream!;
+    const retryable = !this.staleRetried && !this.isTimedOut && this.signal?.aborted !== true;
+    if (retryable && isUnprocessed(s, err)) {
+      // GOAWAY or REFUSED_STREAM: the server did not process it; any method may go again.
+      this.again(
+        'retrying on a new HTTP/2 connection: the server refused the stream (GOAWAY or REFUSED_STREAM)',
+        err,
+      );
+      return;
+    }
+    if (retryable && this.#reused && REPLAYABLE_METHODS.has(this.method) && isH2Drop(err)) {
+      this.again('retrying on a new HTTP/2 connection: the server closed the connection', err);
+      return;
+    }
+    this.fail(err);
+  }
 }
 
 /** A stream the server (or the session's end) closed before it answered. */

@@ -2,6 +2,7 @@
 // lifecycle, waitForCacheSync results, namespace and selector scoping, transforms,
 // custom resync and metadata-only informers.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { informerKey, SharedInformerFactory } from '../../src/cache/factory.js';
 import type { SharedInformerFactoryOptions } from '../../src/cache/factory.js';
@@ -187,6 +188,18 @@ describe('SharedInformerFactory', () => {
     ac.abort();
     await f.shutdown();
     assert.equal(pods.isStopped(), true);
+  });
+
+  it("start listens once on the caller's signal however many informers it starts, and stops listening once they stopped", async () => {
+    const f = make();
+    const ac = new AbortController();
+    const informers = [f.pods(), f.configMaps(), f.namespaces()];
+    f.start(ac.signal);
+    assert.equal(getEventListeners(ac.signal, 'abort').length, 1);
+    await f.waitForCacheSync(ac.signal);
+    await f.shutdown();
+    for (const i of informers) assert.equal(i.isStopped(), true);
+    assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
   });
 
   it('namespace and label selector scope what an informer caches', async () => {

@@ -24,6 +24,25 @@ const describeDelta = (f: RealFIFO<Obj>, d: RealFIFODelta<Obj>): string =>
   'object' in d ? `${d.type} ${f.keyOf(d.object)}` : d.type;
 
 describe('RealFIFO', () => {
+  test('onReady calls back once, when a delta is queued or the FIFO closes, and at once when either already is', () => {
+    const f = new RealFIFO<Obj>();
+    let calls = 0;
+    f.onReady(() => calls++);
+    assert.equal(calls, 0, 'empty and open: it waits');
+    f.add(o('a'));
+    f.add(o('b'));
+    assert.equal(calls, 1, 'once, at the first delta');
+    f.onReady(() => calls++);
+    assert.equal(calls, 2, 'something queued: at once');
+    const closing = new RealFIFO<Obj>();
+    let closed = 0;
+    closing.onReady(() => closed++);
+    closing.close();
+    assert.equal(closed, 1);
+    closing.onReady(() => closed++);
+    assert.equal(closed, 2, 'closed: at once');
+  });
+
   test('every event is delivered in arrival order with no merging, deletes included', async () => {
     const f = new RealFIFO<Obj>();
     f.add(o('a'));
