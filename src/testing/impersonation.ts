@@ -47,7 +47,8 @@ export function impersonationHeaders(
     v.split(',').map((g) => g.trim()),
   );
   const uid = values(headers['impersonate-uid'])[0];
-  const extra: Record<string, string[]> = {};
+  // A Map, then own properties: keys like `constructor` or `__proto__` are keys like others.
+  const extra = new Map<string, string[]>();
   let any = user !== undefined || groups.length > 0 || uid !== undefined;
   for (const [name, v] of Object.entries(headers)) {
     if (!name.startsWith(EXTRA_PREFIX)) continue;
@@ -59,12 +60,12 @@ export function impersonationHeaders(
       // kept as sent
     }
     key = key.toLowerCase();
-    extra[key] = [
-      ...(extra[key] ?? []),
+    extra.set(key, [
+      ...(extra.get(key) ?? []),
       ...values(v).flatMap((x) => x.split(',').map((s) => s.trim())),
-    ];
+    ]);
   }
-  return any ? { user, groups, uid, extra } : undefined;
+  return any ? { user, groups, uid, extra: Object.fromEntries(extra) } : undefined;
 }
 
 /**

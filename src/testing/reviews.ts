@@ -139,8 +139,8 @@ function specUser(spec: Record<string, unknown>): UserInfo {
   const user: UserInfo = { username: text(spec.user), groups: strings(spec.groups) };
   if (text(spec.uid) !== '') user.uid = text(spec.uid);
   if (isRecord(spec.extra)) {
-    user.extra = {};
-    for (const [k, v] of Object.entries(spec.extra)) user.extra[k] = strings(v);
+    // Own properties whatever the key (`__proto__` too).
+    user.extra = Object.fromEntries(Object.entries(spec.extra).map(([k, v]) => [k, strings(v)]));
   }
   return user;
 }

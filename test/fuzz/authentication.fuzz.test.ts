@@ -115,9 +115,21 @@ describe('fuzz: credentials and headers of the test API server', () => {
           } else {
             assert.ok(out.status.code === 500 || out.status.code === 403);
           }
+          // Every extra key asked for is an own key of the request, whatever its name
+          // (keys with a %-escape are decoded first).
+          for (const k of Object.keys(extra).filter((x) => !x.includes('%'))) {
+            assert.ok(Object.hasOwn(asked.extra, k), k);
+          }
         },
       ),
-      { numRuns: RUNS },
+      {
+        numRuns: RUNS,
+        // Found by this property: an extra key named like an Object.prototype member threw.
+        examples: [
+          [null, [], null, { constructor: '' }],
+          ['u', [], null, JSON.parse('{"__proto__":"x","tostring":"y"}') as Record<string, string>],
+        ],
+      },
     );
   });
 
