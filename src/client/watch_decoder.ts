@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { finished } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { WatchDecodeError } from './errors.js';
 import type { WatchEvent } from './types.js';
@@ -35,6 +34,11 @@ function parseLine<T>(context: string, text: string, line: number, offset: numbe
     throw new WatchDecodeError(context, line, offset, text);
   }
   return parsed as WatchEvent<T>;
+}
+
+/** The error of a body closed before its end (stream.finished()'s words and code). */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /**
@@ -91,15 +95,23 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     this.#context = context;
     this.#signal = signal;
     this.#retype = retype;
+    // Four listeners, not stream.finished()'s eight or so: an open watch keeps them all.
+    // 'close' before 'end' is a premature close, as finished() reports it.
     const onData = (chunk: Buffer): void => this.#onData(chunk);
+    const onEnd = (): void => this.#onEnd();
+    const onError = (err: unknown): void => this.#fail(err);
+    const onClose = (): void => {
+      if (!body.readableEnded) this.#fail(prematureClose());
+    };
     body.on('data', onData);
-    const stopWatching = finished(body, (err) => {
-      if (err !== undefined && err !== null) this.#fail(err);
-      else this.#onEnd();
-    });
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
     this.#cleanup = () => {
       body.off('data', onData);
-      stopWatching();
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
     };
   }
 
