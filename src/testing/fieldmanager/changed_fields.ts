@@ -19,7 +19,7 @@ import { compareElements, fieldElement, serializeElement, serializeItemElement }
 import type { ListType, MapType, TypeNode } from './schema.js';
 import { untyped } from './schema.js';
 import type { FieldSet } from './set.js';
-import { deepEqual, fits, isEmpty, listItemElement, resolve } from './typed.js';
+import { deepEqual, fits, indexList, isEmpty, resolve } from './typed.js';
 
 type Obj = { [k: string]: JsonValue };
 
@@ -209,7 +209,7 @@ function checkRemoved(l: JsonValue | undefined, t0: TypeNode, stack: PathElement
   const t = resolve(t0, l);
   if (t.kind === 'list') {
     if (t.listType === 'atomic' || !Array.isArray(l) || l.length === 0) return;
-    const li = indexList(t, l, stack);
+    const li = indexList(t, l, stack, serializeItemElement);
     for (let i = 0; i < li.order.length; i++) {
       const ll = li.values.get(li.keys[i] as string) as JsonValue[];
       if (ll.length > 1) continue;
@@ -225,29 +225,6 @@ function checkRemoved(l: JsonValue | undefined, t0: TypeNode, stack: PathElement
     checkRemoved(l[k], keyType(t, k), stack);
     stack.pop();
   }
-}
-
-function indexList(
-  t: ListType,
-  list: JsonValue[],
-  stack: PathElement[],
-): { order: PathElement[]; keys: string[]; values: Map<string, JsonValue[]> } {
-  const order: PathElement[] = [];
-  const keys: string[] = [];
-  const values = new Map<string, JsonValue[]>();
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i] as JsonValue;
-    const pe = listItemElement(t, item, i, stack);
-    const k = serializeItemElement(pe);
-    const got = values.get(k);
-    if (got) got.push(item);
-    else {
-      values.set(k, [item]);
-      order.push(pe);
-      keys.push(k);
-    }
-  }
-  return { order, keys, values };
 }
 
 /** The indexes of `elems` in the elements' order (an insertion sort: lists are short). */
@@ -273,8 +250,8 @@ function walkList(
   f: Filters,
   stack: PathElement[],
 ): number {
-  const li = l.length === 0 ? undefined : indexList(t, l, stack);
-  const ri = indexList(t, r, stack);
+  const li = l.length === 0 ? undefined : indexList(t, l, stack, serializeItemElement);
+  const ri = indexList(t, r, stack, serializeItemElement);
   const order = itemOrder(ri.order);
   let n = 0;
   for (const i of order) {

@@ -290,24 +290,43 @@ function compareWalk(
   else if (r === undefined) c.removed.insert(path);
 }
 
-function indexList(
+/** A list's items grouped by their path element (see {@link indexList}). */
+export interface ListIndex {
+  /** Each distinct element, in the order first seen. */
+  readonly order: PathElement[];
+  /** The serialized key of each element of `order`, at the same position. */
+  readonly keys: string[];
+  /** The items under each key (more than one when the list repeats a key). */
+  readonly values: Map<string, JsonValue[]>;
+}
+
+/**
+ * Groups a list's items by their path element, keyed by `serialize` (by default the kept
+ * {@link serializeElement}; a walk that serializes each element once passes
+ * `serializeItemElement`).
+ */
+export function indexList(
   t: ListType,
   list: JsonValue[],
   path: FieldPath,
-): { order: PathElement[]; values: Map<string, JsonValue[]> } {
+  serialize: (pe: PathElement) => string = serializeElement,
+): ListIndex {
   const order: PathElement[] = [];
+  const keys: string[] = [];
   const values = new Map<string, JsonValue[]>();
-  list.forEach((item, i) => {
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i] as JsonValue;
     const pe = listItemElement(t, item, i, path);
-    const k = serializeElement(pe);
+    const k = serialize(pe);
     const got = values.get(k);
     if (got) got.push(item);
     else {
       values.set(k, [item]);
       order.push(pe);
+      keys.push(k);
     }
-  });
-  return { order, values };
+  }
+  return { order, keys, values };
 }
 
 function compareList(
