@@ -37,6 +37,38 @@ function convert(obj: any, desired: string): any {
   return out;
 }
 
+const MWC = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
+const VWC = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
+type HookKind = 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration';
+
+/** A webhook configuration of one webhook on gadgets at v2, served by a registered Service. */
+function gadgetsV2Hook(
+  kind: HookKind,
+  name: string,
+  matchPolicy: 'Exact' | 'Equivalent',
+  service: string,
+  path: string,
+  operations: string[],
+): UnstructuredObject {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind,
+    metadata: { name },
+    webhooks: [
+      {
+        name: `${name}.example.com`,
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        matchPolicy,
+        clientConfig: { service: { namespace: 'default', name: service, path } },
+        rules: [
+          { operations, apiGroups: ['example.com'], apiVersions: ['v2'], resources: ['gadgets'] },
+        ],
+      },
+    ],
+  };
+}
+
 describe('CRD conversion webhooks (test API server)', () => {
   let server: TestApiServer;
   let hooks: Server;
@@ -351,32 +383,10 @@ describe('CRD conversion webhooks (test API server)', () => {
       }
       return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
     });
-    const hook = (kind: string, path: string): UnstructuredObject => ({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind,
-      metadata: { name: `exact${path.slice(1)}` },
-      webhooks: [
-        {
-          name: `exact${path.slice(1)}.example.com`,
-          sideEffects: 'None',
-          admissionReviewVersions: ['v1'],
-          matchPolicy: 'Exact',
-          clientConfig: { service: { namespace: 'default', name: 'exact', path } },
-          rules: [
-            {
-              operations: ['CREATE', 'UPDATE'],
-              apiGroups: ['example.com'],
-              apiVersions: ['v2'],
-              resources: ['gadgets'],
-            },
-          ],
-        },
-      ],
-    });
-    const mwc = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
-    const vwc = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
-    server.create(mwc, hook('MutatingWebhookConfiguration', '/m'));
-    server.create(vwc, hook('ValidatingWebhookConfiguration', '/v'));
+    const hook = (kind: HookKind, path: string) =>
+      gadgetsV2Hook(kind, `exact${path.slice(1)}`, 'Exact', 'exact', path, ['CREATE', 'UPDATE']);
+    server.create(MWC, hook('MutatingWebhookConfiguration', '/m'));
+    server.create(VWC, hook('ValidatingWebhookConfiguration', '/v'));
     const v2 = { group: 'example.com', version: 'v2', kind: 'Gadget' };
     try {
       const res = await raw(
@@ -443,8 +453,8 @@ describe('CRD conversion webhooks (test API server)', () => {
       assert.deepEqual(seen[0]?.request.oldObject.spec, { replicas: 3 });
       assert.deepEqual(server.get<any>('gadgets.example.com', 'x1').spec, { size: 4 });
     } finally {
-      server.delete(mwc, 'exactm');
-      server.delete(vwc, 'exactv');
+      server.delete(MWC, 'exactm');
+      server.delete(VWC, 'exactv');
       server.delete('gadgets.example.com', 'x1');
     }
   });
@@ -479,32 +489,10 @@ describe('CRD conversion webhooks (test API server)', () => {
       }
       return { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response };
     });
-    const hook = (kind: string, path: string): UnstructuredObject => ({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind,
-      metadata: { name: `equiv${path.slice(1)}` },
-      webhooks: [
-        {
-          name: `equiv${path.slice(1)}.example.com`,
-          sideEffects: 'None',
-          admissionReviewVersions: ['v1'],
-          matchPolicy: 'Equivalent',
-          clientConfig: { service: { namespace: 'default', name: 'adm', path } },
-          rules: [
-            {
-              operations: ['CREATE'],
-              apiGroups: ['example.com'],
-              apiVersions: ['v2'],
-              resources: ['gadgets'],
-            },
-          ],
-        },
-      ],
-    });
-    const mwc = 'mutatingwebhookconfigurations.admissionregistration.k8s.io';
-    const vwc = 'validatingwebhookconfigurations.admissionregistration.k8s.io';
-    server.create(mwc, hook('MutatingWebhookConfiguration', '/m'));
-    server.create(vwc, hook('ValidatingWebhookConfiguration', '/v'));
+    const hook = (kind: HookKind, path: string) =>
+      gadgetsV2Hook(kind, `equiv${path.slice(1)}`, 'Equivalent', 'adm', path, ['CREATE']);
+    server.create(MWC, hook('MutatingWebhookConfiguration', '/m'));
+    server.create(VWC, hook('ValidatingWebhookConfiguration', '/v'));
     try {
       const res = await raw(
         server.url,
@@ -534,8 +522,8 @@ describe('CRD conversion webhooks (test API server)', () => {
       assert.deepEqual(v.request.object.spec, { replicas: 13 });
       assert.deepEqual(server.get<any>('gadgets.example.com', 'eq1').spec, { size: 13 });
     } finally {
-      server.delete(mwc, 'equivm');
-      server.delete(vwc, 'equivv');
+      server.delete(MWC, 'equivm');
+      server.delete(VWC, 'equivv');
       server.delete('gadgets.example.com', 'eq1');
     }
   });
