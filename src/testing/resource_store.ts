@@ -866,14 +866,9 @@ export class ResourceStore {
   #resetStatusOnCreate(type: ResourceType, obj: UnstructuredObject): UnstructuredObject {
     if (type.group === '' && type.resource === 'namespaces') {
       const spec = isObject(obj.spec) ? obj.spec : {};
-      const name = obj.metadata?.name ?? '';
-      const metadata = {
-        ...obj.metadata,
-        labels: { ...obj.metadata?.labels, 'kubernetes.io/metadata.name': name },
-      };
       return {
         ...obj,
-        metadata,
+        metadata: withNamespaceNameLabel(obj),
         spec: { finalizers: ['kubernetes'], ...spec },
         status: { phase: 'Active' },
       };
@@ -1769,17 +1764,24 @@ function isNamespaces(type: ResourceType): boolean {
  * `kubernetes.io/metadata.name` label, and `status.phase: Active` when unset.
  */
 function namespaceDecodeDefaults(obj: UnstructuredObject): UnstructuredObject {
-  const name = obj.metadata?.name ?? '';
   const status = isObject(obj.status) ? obj.status : {};
   return {
     ...obj,
-    metadata: {
-      ...obj.metadata,
-      labels: { ...obj.metadata?.labels, 'kubernetes.io/metadata.name': name },
-    },
+    metadata: withNamespaceNameLabel(obj),
     status: {
       ...status,
       phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Active',
     },
+  };
+}
+
+/** A Namespace's metadata with its `kubernetes.io/metadata.name` label (SetDefaults_Namespace). */
+function withNamespaceNameLabel(
+  obj: UnstructuredObject,
+): NonNullable<UnstructuredObject['metadata']> {
+  const name = obj.metadata?.name ?? '';
+  return {
+    ...obj.metadata,
+    labels: { ...obj.metadata?.labels, 'kubernetes.io/metadata.name': name },
   };
 }
