@@ -5,6 +5,8 @@
  * - `kube-controller-kit apiserver [options]`: run the in-memory API server in the foreground
  *   (it is the package `@kube-controller-kit/testing`, loaded only for this command).
  * - `kube-controller-kit gen types <crd.yaml…> -o <dir>`: generate TypeScript types from CRDs.
+ * - `kube-controller-kit kubeconfig <serviceaccount>`: a kubeconfig for a ServiceAccount, its
+ *   token from the API server's TokenRequest (as `kubectl create token`).
  * - `kube-controller-kit --version`: print the library's version.
  *
  * Each subcommand is loaded only when used, so `apiserver` does not need the code
@@ -21,6 +23,7 @@ const testingPackage = '@kube-controller-kit/testing';
 const usage = `usage:
   kube-controller-kit apiserver [--kubeconfig PATH] [--port N] [--https] [--token T] [--client-cert]
   kube-controller-kit gen types <crd.yaml...> -o <dir> [--check]
+  kube-controller-kit kubeconfig <serviceaccount> [-n NS] [--kubeconfig PATH] [-o PATH]
   kube-controller-kit --version
 run a subcommand with --help for its options`;
 
@@ -56,6 +59,10 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       return runGenCli(rest);
+    }
+    case 'kubeconfig': {
+      const { runKubeconfigCli } = await import('./kubeconfig.js');
+      return runKubeconfigCli(rest);
     }
     case '--version':
     case '-v':
