@@ -55,7 +55,7 @@ import type { ConsistencyStore } from '../cache/consistency.js';
 import type { KubeObject } from '../client/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
-import { errorMessage, isAbortError, KubeControllerKitError } from '../util/errors.js';
+import { isAbortError, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
@@ -468,7 +468,7 @@ export class Controller {
         for (const key of mapToKeys(obj)) this.#trigger(key, priority);
       } catch (err) {
         this.#logger.warn(
-          `controller ${this.name}: ${what}() could not map a ${event} event to keys (${errorMessage(err)}); event ignored`,
+          `controller ${this.name}: ${what}() could not map a ${event} event to keys; event ignored`,
           { error: err },
         );
       }
@@ -761,8 +761,12 @@ export class Controller {
       return;
     }
     this.#logger.error(
-      `controller ${this.name}: reconcile of ${key} failed (requeued with backoff): ${errorMessage(err)}`,
-      { key, requeues: this.queue.numRequeues(key), error: err },
+      `controller ${this.name}: reconcile of ${key} failed (requeued with backoff)`,
+      {
+        key,
+        requeues: this.queue.numRequeues(key),
+        error: err,
+      },
     );
   }
 }
