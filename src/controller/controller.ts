@@ -709,11 +709,8 @@ export class Controller {
         shutdownTimer = this.#clock.setTimeout(() => giveUp?.(), timeoutMs);
       }
     };
-    let stopped = true;
     try {
-      const synced = await this.#waitForSync(signal, syncTimeoutMs, onSyncTimeout, () => {
-        stopped = false;
-      });
+      const synced = await this.#waitForSync(signal, syncTimeoutMs, onSyncTimeout);
       if (!synced) {
         this.#logger.info(`controller ${this.name}: stopped before the caches synced`);
         return;
@@ -751,7 +748,8 @@ export class Controller {
         this.#logger.info(`controller ${this.name}: workers stopped`);
       }
     } finally {
-      if (stopped) this.#setState('stopped');
+      // A controller that gave up waiting ('fail') stays timedOut; any other ends stopped.
+      if (!(onSyncTimeout === 'fail' && this.#state === 'timedOut')) this.#setState('stopped');
       shutdownTimer?.cancel();
       signal.removeEventListener('abort', onAbort);
       this.#debouncer?.stop();
@@ -770,14 +768,13 @@ export class Controller {
 
   /**
    * Wait for this controller's informers: true once synced, false when `signal` aborted.
-   * At the timeout, `'fail'` calls `failed` and throws the {@link CacheSyncTimeoutError};
-   * `'keepWaiting'` logs it and waits on without a deadline.
+   * At the timeout, `'fail'` throws the {@link CacheSyncTimeoutError}; `'keepWaiting'` logs
+   * it and waits on without a deadline.
    */
   async #waitForSync(
     signal: AbortSignal,
     timeoutMs: number,
     onTimeout: 'fail' | 'keepWaiting',
-    failed: () => void,
   ): Promise<boolean> {
     this.#setState('waiting');
     const started = this.#clock.now();
@@ -794,10 +791,7 @@ export class Controller {
       if (!(err instanceof CacheSyncTimeoutError)) throw err;
       this.#cacheSyncError = err;
       this.#setState('timedOut');
-      if (onTimeout === 'fail') {
-        failed();
-        throw err;
-      }
+      if (onTimeout === 'fail') throw err;
     }
     this.#logger.error(
       `${this.#cacheSyncError.message}; it keeps waiting and starts if they sync (onCacheSyncTimeout: 'keepWaiting')`,
