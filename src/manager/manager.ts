@@ -943,7 +943,7 @@ export class Manager {
         );
       case 'timedOut':
         return new Error(
-          `${controller.cacheSyncError?.message ?? `controller ${controller.name}: its caches did not sync in time`}; it keeps waiting`,
+          `${controller.cacheSyncError?.message ?? `controller ${controller.name}: its caches did not sync in time`}; ${this.#onCacheSyncTimeout === 'stop' ? 'the manager stops' : 'it keeps waiting'}`,
         );
       default:
         return undefined;
