@@ -206,6 +206,30 @@ describe('SyncFailureReporter: once at error, quieter while it lasts, once at in
     assert.equal(lines.filter((l) => l.level === 'error').length, 2, 'a new episode is said');
   });
 
+  test('connection refused is said at error, with the cause', () => {
+    const clock = new FakeClock(0);
+    const { logger, lines } = recording();
+    const reporter = new SyncFailureReporter({
+      name: 'secrets/v1',
+      target: secrets,
+      logger,
+      clock,
+    });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), {
+      code: 'ECONNREFUSED',
+    });
+    reporter.failed(refused);
+    reporter.failed(refused);
+    assert.deepEqual(
+      lines.map((l) => l.level),
+      ['error', 'debug'],
+    );
+    assert.match(
+      lines[0]!.message,
+      /connect ECONNREFUSED 127\.0\.0\.1:6443\. The API server refuses connections/,
+    );
+  });
+
   test('a 410 is routine (debug only, no recovery line); a transient failure is said at warn', () => {
     const clock = new FakeClock(0);
     const { logger, lines } = recording();
