@@ -197,7 +197,14 @@ export class SyncFailureReporter {
   }
 
   /** The failure being reported and since when (clock ms), or undefined while healthy. */
-  current(): { readonly failure: SyncFailure; readonly sinceMs: number } | undefined {
+  current():
+    | {
+        /** The failure, in words. */
+        readonly failure: SyncFailure;
+        /** Clock time (ms) of its first occurrence in this episode. */
+        readonly sinceMs: number;
+      }
+    | undefined {
     const e = this.#episode;
     return e === undefined ? undefined : { failure: e.failure, sinceMs: e.since };
   }
