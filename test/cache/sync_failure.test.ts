@@ -17,8 +17,8 @@ import type { SyncTarget } from '../../src/cache/sync_failure.js';
 import { ApiError } from '../../src/client/errors.js';
 import { FakeClock } from '../../src/util/clock.js';
 import type { LogFields, Logger } from '../../src/util/logger.js';
-import { startTestApiServer } from 'kube-controller-kit/testing';
-import type { TestApiServer } from 'kube-controller-kit/testing';
+import { startTestApiServer } from '@kube-controller-kit/testing';
+import type { TestApiServer } from '@kube-controller-kit/testing';
 import { fastBackoff } from '../dynamic/helpers.js';
 import { eventually } from '../support/eventually.js';
 
