@@ -54,8 +54,13 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = minutes(3)): 
   });
 }
 
-async function ok(cmd: string, args: string[], cwd: string): Promise<Result> {
-  const r = await run(cmd, args, cwd);
+async function ok(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = minutes(3),
+): Promise<Result> {
+  const r = await run(cmd, args, cwd, timeoutMs);
   assert.equal(
     r.code,
     0,
@@ -225,6 +230,7 @@ describe('examples stand alone: copied, installed from the packed library, type-
         process.execPath,
         [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
         root,
+        minutes(6),
       );
       const packed = await ok(npm, ['pack', '--silent', '--pack-destination', work], root);
       tarball = join(work, packed.stdout.trim().split('\n').pop()!);
@@ -250,7 +256,7 @@ describe('examples stand alone: copied, installed from the packed library, type-
         { label: 'TypeScript 7', tsc: () => join(ts7, 'node_modules/typescript/bin/tsc') },
       ];
     },
-    { timeout: minutes(4) },
+    { timeout: minutes(10) },
   );
   after(() => rmSync(work, { recursive: true, force: true }));
 
