@@ -1,13 +1,16 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers */
-// The test API server's registry (./src/testing/registry and the generic store) checked
-// against kube-apiserver's rules where the seam fixed a difference: decoding defaults run on
-// every write (a Namespace's name label comes back), and a PUT of a missing object creates
-// it where the kind's strategy allows it.
+// The test API server's registry (packages/testing/src/registry, the generic store),
+// checked against kube-apiserver's rules where the seam fixed a difference: decoding
+// defaults run on every write (a Namespace's name label comes back), a PUT of a missing
+// object creates it where the kind's strategy allows it, and an update is one
+// GuaranteedUpdate loop (a PATCH or an unconditional PUT that raced a write during a webhook
+// call is made again, not 409; a resourceVersion precondition still is).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApiServer } from '@kube-controller-kit/testing';
 import type { TestApiServer } from '@kube-controller-kit/testing';
 import { raw } from './helpers.js';
+import type { RawResponse } from './helpers.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
 
@@ -98,5 +101,158 @@ describe('a PUT of a missing object creates it where the kind allows it (AllowCr
     );
     assert.equal(res.code, 404, res.body);
     assert.equal(res.json.message, 'configmaps "absent" not found');
+  });
+});
+
+/** A MutatingWebhookConfiguration sending UPDATEs of ConfigMaps to an in-process Service. */
+function updateHook(service: string): Record<string, unknown> {
+  return {
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'MutatingWebhookConfiguration',
+    metadata: { name: service },
+    webhooks: [
+      {
+        name: `${service}.example.com`,
+        clientConfig: { service: { namespace: 'default', name: service, path: '/mutate' } },
+        rules: [
+          {
+            operations: ['UPDATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+          },
+        ],
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        failurePolicy: 'Fail',
+      },
+    ],
+  };
+}
+
+describe('GuaranteedUpdate: an update is made again when the object moved during a webhook call', () => {
+  let server: TestApiServer;
+  /** Calls of the webhook, and what it does on each (by call number, from 1). */
+  let calls = 0;
+  let onCall: (n: number) => void = () => undefined;
+  before(async () => {
+    server = await startTestApiServer();
+    server.registerService({ namespace: 'default', name: 'racer' }, (review) => {
+      calls++;
+      onCall(calls);
+      const request = review.request as { uid: string };
+      const patch = [{ op: 'add', path: '/metadata/annotations', value: { mutated: 'yes' } }];
+      return {
+        apiVersion: 'admission.k8s.io/v1',
+        kind: 'AdmissionReview',
+        response: {
+          uid: request.uid,
+          allowed: true,
+          patchType: 'JSONPatch',
+          patch: Buffer.from(JSON.stringify(patch)).toString('base64'),
+        },
+      };
+    });
+    server.create(
+      'mutatingwebhookconfigurations.admissionregistration.k8s.io',
+      updateHook('racer'),
+    );
+  });
+  after(() => server.close());
+
+  /** Makes a ConfigMap and has the webhook's first call write it behind the request's back. */
+  function race(name: string): void {
+    server.create('configmaps', { metadata: { name, namespace: 'default' }, data: { a: '1' } });
+    calls = 0;
+    onCall = (n) => {
+      if (n !== 1) return;
+      const cm = server.get<any>('configmaps', name, 'default');
+      server.update('configmaps', { ...cm, data: { ...cm.data, b: '2' } });
+    };
+  }
+
+  const send = (
+    method: string,
+    name: string,
+    body: unknown,
+    type = 'application/merge-patch+json',
+  ): Promise<RawResponse> =>
+    raw(server.url, method, `/api/v1/namespaces/default/configmaps/${name}`, JSON.stringify(body), {
+      'Content-Type': type,
+    });
+
+  it('rule: a merge patch is re-applied to the new object and admitted again, not answered 409', async () => {
+    race('patched');
+    const res = await send('PATCH', 'patched', { data: { c: '3' } });
+    assert.equal(res.code, 200, res.body);
+    assert.equal(calls, 2, 'the mutating webhook is called again on the retry');
+    assert.deepEqual(res.json.data, { a: '1', b: '2', c: '3' });
+    assert.deepEqual((res.json.metadata as any).annotations, { mutated: 'yes' });
+  });
+
+  it('rule: a server-side apply over a moved object is made again too', async () => {
+    race('applied');
+    const res = await raw(
+      server.url,
+      'PATCH',
+      '/api/v1/namespaces/default/configmaps/applied?fieldManager=tester',
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', data: { c: '3' } }),
+      { 'Content-Type': 'application/apply-patch+yaml' },
+    );
+    assert.equal(res.code, 200, res.body);
+    assert.equal(calls, 2);
+    assert.deepEqual(res.json.data, { a: '1', b: '2', c: '3' });
+  });
+
+  it('rule: an unconditional PUT (no resourceVersion, AllowUnconditionalUpdate) is made again over the new object', async () => {
+    race('replaced');
+    const res = await send(
+      'PUT',
+      'replaced',
+      { metadata: { name: 'replaced' }, data: { z: '9' } },
+      'application/json',
+    );
+    assert.equal(res.code, 200, res.body);
+    assert.equal(calls, 2);
+    assert.deepEqual(res.json.data, { z: '9' });
+  });
+
+  it('rule: a resourceVersion the client sent is a precondition: the object moved, so 409', async () => {
+    race('pinned');
+    const rv = server.get<any>('configmaps', 'pinned', 'default').metadata.resourceVersion;
+    const patched = await send('PATCH', 'pinned', {
+      metadata: { resourceVersion: rv },
+      data: { c: '3' },
+    });
+    assert.equal(patched.code, 409, patched.body);
+    assert.equal(patched.json.reason, 'Conflict');
+    assert.equal(
+      patched.json.message,
+      'Operation cannot be fulfilled on configmaps "pinned": the object has been modified; please apply your changes to the latest version and try again',
+    );
+    race('pinned-put');
+    const current = server.get<any>('configmaps', 'pinned-put', 'default');
+    const put = await send(
+      'PUT',
+      'pinned-put',
+      { ...current, data: { z: '9' } },
+      'application/json',
+    );
+    assert.equal(put.code, 409, put.body);
+    assert.equal(server.get<any>('configmaps', 'pinned-put', 'default').data.z, undefined);
+  });
+
+  it('rule: a loop that never lands ends as the request deadline does, 504 Timeout', async () => {
+    server.create('configmaps', { metadata: { name: 'busy', namespace: 'default' }, data: {} });
+    calls = 0;
+    onCall = () => {
+      const cm = server.get<any>('configmaps', 'busy', 'default');
+      server.update('configmaps', { ...cm, data: { n: String(calls) } });
+    };
+    const res = await send('PATCH', 'busy', { data: { c: '3' } });
+    assert.equal(res.code, 504, res.body);
+    assert.equal(res.json.reason, 'Timeout');
+    assert.equal(calls, 10);
+    onCall = () => undefined;
   });
 });

@@ -12,13 +12,14 @@
  *   (BeginCreate, PrepareForCreate, Validate and the metadata rules, WarningsOnCreate,
  *   Canonicalize) → validating admission → managedFields → conversion to the storage
  *   version → stored if the name is free (409 AlreadyExists) → AfterCreate.
- * - update, patch, apply (and a write through `/scale`): read the object, make the new one
- *   from it (the body, the patch applied, the configuration applied; decoding defaults),
- *   mutating admission, the resourceVersion precondition, BeforeUpdate (BeginUpdate,
- *   PrepareForUpdate, ValidateUpdate and the metadata rules, WarningsOnUpdate,
- *   Canonicalize), validating admission, managedFields, conversion — stored if the object is
- *   still the one read (409 otherwise). A missing object is created when the kind allows it
- *   or by an apply.
+ * - update, patch, apply (and a write through `/scale`): one GuaranteedUpdate loop around
+ *   one attempt — read the object, make the new one from it (the body, the patch applied, the
+ *   configuration applied; decoding defaults), mutating admission, the resourceVersion
+ *   precondition, BeforeUpdate (BeginUpdate, PrepareForUpdate, ValidateUpdate and the
+ *   metadata rules, WarningsOnUpdate, Canonicalize), validating admission, managedFields,
+ *   conversion — stored if the object is still the one read, else the attempt is made again
+ *   (a webhook or conversion call let another write land). Only a resourceVersion the client
+ *   sent answers 409. A missing object is created when the kind allows it or by an apply.
  * - delete: admission (requests), preconditions, the kind's delete or the generic one
  *   (finalizers, the garbage collector's finalizers, a grace period).
  *
@@ -99,6 +100,14 @@ const APPLY_PATCH = 'application/apply-patch+yaml';
 
 export type { WriteOperation, WriteOptions } from './admission/interfaces.js';
 export type { DeleteOpts, PropagationPolicy } from './registry/types.js';
+
+/**
+ * How many attempts a GuaranteedUpdate makes before it gives up. kube-apiserver has no
+ * count: its loop ends when the write lands or the request's deadline (34 s) passes, which
+ * answers 504. A count stands in for the deadline (the fake clock does not move while a
+ * write waits on a webhook).
+ */
+export const MAX_UPDATE_ATTEMPTS = 10;
 
 /** Converts custom resources between the versions of a CRD (its conversion webhook). */
 export interface WriteConverter {
@@ -375,7 +384,7 @@ export class ResourceStore {
         return { stored: yield* this.#delete(req, opts, inProcess), created: false };
       case 'patch':
       case 'update':
-        return yield* this.#update(req, opts, inProcess);
+        return yield* this.#guaranteedUpdate(req, opts, inProcess);
     }
   }
 
@@ -501,35 +510,46 @@ export class ResourceStore {
     return this.#storage.get(grKey, stored.key) ?? stored;
   }
 
-  // ---------------------------------------------------------------- update
+  // ---------------------------------------------------------------- GuaranteedUpdate
 
   /**
-   * An update, patch or apply: the object is read, the change made on it (admission and
-   * conversion may wait on webhooks), and the result stored only if the object is still the
-   * one read (409 if it moved meanwhile). What the request sent is checked and decoded
-   * first.
+   * kube-apiserver's GuaranteedUpdate around one update attempt: the object is read, the
+   * change made on it (admission and conversion may wait on webhooks), and the result stored
+   * only if the object is still the one read; otherwise the attempt is made again on what is
+   * there now. Webhooks are called again on each attempt, as on kube-apiserver. What the
+   * request sent is checked and decoded once, before the first attempt.
    */
-  *#update(req: WriteRequest, opts: WriteOptions, inProcess: boolean): WriteSteps<WriteResult> {
+  *#guaranteedUpdate(
+    req: WriteRequest,
+    opts: WriteOptions,
+    inProcess: boolean,
+  ): WriteSteps<WriteResult> {
     const { type, namespace, name } = req;
     const change = this.#change(req, opts);
     const grKey = groupResourceKey(type.group, type.resource);
     const key = objectKey(type.namespaced ? namespace : '', name);
-    const existing = this.#storage.get(grKey, key);
-    const next = yield* this.#attempt(req, change, existing, opts, inProcess);
-    // Admission may have waited (webhooks): the object must not have changed meanwhile.
-    const now = this.#storage.get(grKey, key);
-    if (now?.obj.metadata?.resourceVersion !== existing?.obj.metadata?.resourceVersion) {
-      if (existing === undefined) throw alreadyExists(type.group, type.resource, name);
-      if (now === undefined) throw notFound(type.group, type.resource, name);
-      throw conflict(type.group, type.resource, name);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const existing = this.#storage.get(grKey, key);
+      const next = yield* this.#attempt(req, change, existing, opts, inProcess);
+      const now = this.#storage.get(grKey, key);
+      // Stored only over the object the attempt read (an absent one for a create).
+      if (now?.obj.metadata?.resourceVersion !== existing?.obj.metadata?.resourceVersion) {
+        continue;
+      }
+      if (next.op === 'create') {
+        return {
+          stored: this.#commitCreate(type, namespace, next.obj, opts, next.version),
+          created: true,
+        };
+      }
+      return { stored: this.#commitUpdate(req, next.existing, next.obj, opts), created: false };
     }
-    if (next.op === 'create') {
-      return {
-        stored: this.#commitCreate(type, namespace, next.obj, opts, next.version),
-        created: true,
-      };
-    }
-    return { stored: this.#commitUpdate(req, next.existing, next.obj, opts), created: false };
+    throw statusError(
+      504,
+      'Timeout',
+      'Timeout: request did not complete within requested timeout - context deadline exceeded',
+      {},
+    );
   }
 
   /**
@@ -569,7 +589,7 @@ export class ResourceStore {
     return { kind: 'patch' };
   }
 
-  /** An update over `existing` (absent: a create, where allowed). */
+  /** One attempt of an update over `existing` (absent: a create, where allowed). */
   *#attempt(
     req: WriteRequest,
     change: Change,
