@@ -2,9 +2,10 @@
 // The test API server's registry (packages/testing/src/registry, the generic store),
 // checked against kube-apiserver's rules where the seam fixed a difference: decoding
 // defaults run on every write (a Namespace's name label comes back), a PUT of a missing
-// object creates it where the kind's strategy allows it, and an update is one
-// GuaranteedUpdate loop (a PATCH or an unconditional PUT that raced a write during a webhook
-// call is made again, not 409; a resourceVersion precondition still is).
+// object creates it where the kind's strategy allows it, an update is one GuaranteedUpdate
+// loop (a PATCH or an unconditional PUT that raced a write during a webhook call is made
+// again, not 409; a resourceVersion precondition still is), and a write that creates
+// through PUT, PATCH or apply is authorized as `create` too.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApiServer } from '@kube-controller-kit/testing';
@@ -13,6 +14,10 @@ import { raw } from './helpers.js';
 import type { RawResponse } from './helpers.js';
 
 const NAME_LABEL = 'kubernetes.io/metadata.name';
+
+function bearer(token: string): Record<string, string> {
+  return { Authorization: `Bearer ${token}` };
+}
 
 describe('decoding defaults on every write (SetDefaults_Namespace, SetDefaults_NamespaceStatus)', () => {
   let server: TestApiServer;
@@ -254,5 +259,95 @@ describe('GuaranteedUpdate: an update is made again when the object moved during
     assert.equal(res.json.reason, 'Timeout');
     assert.equal(calls, 10);
     onCall = () => undefined;
+  });
+});
+
+describe('a write that creates through PUT, PATCH or apply is authorized as create (withAuthorization)', () => {
+  let server: TestApiServer;
+  let bot: string;
+  before(async () => {
+    server = await startTestApiServer({ authorization: 'RBAC' });
+    bot = server.addUser({ serviceAccount: { namespace: 'default', name: 'bot' } }).token;
+    server.create(
+      { group: 'rbac.authorization.k8s.io', resource: 'roles' },
+      {
+        metadata: { name: 'patcher', namespace: 'default' },
+        rules: [
+          { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'patch'] },
+          { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'update'] },
+        ],
+      },
+    );
+    server.create(
+      { group: 'rbac.authorization.k8s.io', resource: 'rolebindings' },
+      {
+        metadata: { name: 'patcher', namespace: 'default' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patcher' },
+        subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: 'default' }],
+      },
+    );
+  });
+  after(() => server.close());
+
+  const apply = (name: string): Promise<RawResponse> =>
+    raw(
+      server.url,
+      'PATCH',
+      `/api/v1/namespaces/default/configmaps/${name}?fieldManager=bot`,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', data: { k: 'v' } }),
+      { ...bearer(bot), 'Content-Type': 'application/apply-patch+yaml' },
+    );
+
+  it('rule: an apply that creates needs create: patch alone is refused 403 in kube-apiserver words, and nothing is stored', async () => {
+    const res = await apply('fresh');
+    assert.equal(res.code, 403, res.body);
+    assert.equal(res.json.reason, 'Forbidden');
+    assert.equal(
+      res.json.message,
+      'configmaps "fresh" is forbidden: User "system:serviceaccount:default:bot" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    );
+    assert.deepEqual(res.json.details, { name: 'fresh', kind: 'configmaps' });
+    assert.equal(server.get('configmaps', 'fresh', 'default'), undefined);
+  });
+
+  it('rule: an apply that updates needs patch only', async () => {
+    server.create('configmaps', { metadata: { name: 'existing', namespace: 'default' } });
+    const res = await apply('existing');
+    assert.equal(res.code, 200, res.body);
+    assert.deepEqual(res.json.data, { k: 'v' });
+  });
+
+  it('rule: a PUT that creates (AllowCreateOnUpdate: Leases) needs create; with create it is 201', async () => {
+    const lease = JSON.stringify({
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'lock', namespace: 'default' },
+      spec: { holderIdentity: 'bot' },
+    });
+    const path = '/apis/coordination.k8s.io/v1/namespaces/default/leases/lock';
+    const refused = await raw(server.url, 'PUT', path, lease, bearer(bot));
+    assert.equal(refused.code, 403, refused.body);
+    assert.equal(
+      refused.json.message,
+      'leases.coordination.k8s.io "lock" is forbidden: User "system:serviceaccount:default:bot" cannot create resource "leases" in API group "coordination.k8s.io" in the namespace "default"',
+    );
+    server.create(
+      { group: 'rbac.authorization.k8s.io', resource: 'roles' },
+      {
+        metadata: { name: 'lease-creator', namespace: 'default' },
+        rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] }],
+      },
+    );
+    server.create(
+      { group: 'rbac.authorization.k8s.io', resource: 'rolebindings' },
+      {
+        metadata: { name: 'lease-creator', namespace: 'default' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'lease-creator' },
+        subjects: [{ kind: 'ServiceAccount', name: 'bot', namespace: 'default' }],
+      },
+    );
+    const created = await raw(server.url, 'PUT', path, lease, bearer(bot));
+    assert.equal(created.code, 201, created.body);
+    assert.equal((created.json.spec as { holderIdentity: string }).holderIdentity, 'bot');
   });
 });

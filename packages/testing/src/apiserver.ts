@@ -424,6 +424,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     if (rbacMode) {
       const rbac = new RbacAuthorizer(this.#policySource());
       authorizer = withPrivilegedGroup(rbac);
+      this.#store.authorizer = authorizer;
       this.#store.admission = this.#admissionChain([
         escalationCheckPlugin(authorizer, rbac.resolver),
       ]);

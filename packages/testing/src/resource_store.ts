@@ -10,8 +10,9 @@
  * - create: decode (envelope, namespace, the kind's decoding defaults) → namespace lifecycle
  *   → mutating admission → uid, creationTimestamp, a name from `generateName` → BeforeCreate
  *   (BeginCreate, PrepareForCreate, Validate and the metadata rules, WarningsOnCreate,
- *   Canonicalize) → validating admission → managedFields → conversion to the storage
- *   version → stored if the name is free (409 AlreadyExists) → AfterCreate.
+ *   Canonicalize) → on a create through an update, the `create` authorization → validating
+ *   admission → managedFields → conversion to the storage version → stored if the name is
+ *   free (409 AlreadyExists) → AfterCreate.
  * - update, patch, apply (and a write through `/scale`): one GuaranteedUpdate loop around
  *   one attempt — read the object, make the new one from it (the body, the patch applied, the
  *   configuration applied; decoding defaults), mutating admission, the resourceVersion
@@ -26,9 +27,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { KubeControllerKitError } from 'kube-controller-kit';
+import { ApiError, KubeControllerKitError } from 'kube-controller-kit';
 import type {
-  ApiError,
   Clock,
   FieldSelector,
   ObjectMeta,
@@ -43,6 +43,8 @@ import type {
   WriteOptions,
 } from './admission/interfaces.js';
 import { schemaValidationPlugin } from './admission/schema_validation.js';
+import type { Authorizer } from './authorization.js';
+import { alwaysAllow, forbiddenStatus } from './authorization.js';
 import type { ControllerStore } from './controller_store.js';
 import { openRoot } from './fieldmanager/builtin_schema.js';
 import type { FieldManagerScope } from './fieldmanager/field_manager.js';
@@ -252,6 +254,12 @@ export class ResourceStore {
   converter: WriteConverter | undefined;
 
   /**
+   * Who may do what: a PUT, PATCH or apply that creates its object is authorized again as
+   * `create` (kube-apiserver's create-on-update authorization). Default: everyone.
+   */
+  authorizer: Authorizer = alwaysAllow;
+
+  /**
    * @param storage - objects; @param registry - resources; @param clock - for timestamps.
    * @param watchCache - serve lists at resourceVersion "0" whole, ignoring `limit`, as
    * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
@@ -405,7 +413,8 @@ export class ResourceStore {
 
   /**
    * The steps of a create from the decoded object to the object to store (at the storage
-   * version): a POST's, and an update's that creates (`createOnUpdate`).
+   * version): a POST's, and an update's that creates (`createOnUpdate`: authorized again as
+   * `create`).
    */
   *#createSteps(
     req: WriteRequest,
@@ -479,6 +488,27 @@ export class ResourceStore {
     if (causes.length > 0) throw this.#invalid(type, name, causes);
     ctx.warnings.push(...strategy.warningsOnCreate(obj, ctx));
     obj = strategy.canonicalize(obj, ctx);
+    // A PUT, PATCH or apply that creates is authorized again, as `create`, with the
+    // request's attributes (endpoints/handlers withAuthorization), before validating
+    // admission.
+    if (createOnUpdate && opts.user !== undefined) {
+      const attributes = {
+        user: opts.user,
+        verb: 'create',
+        resourceRequest: true,
+        path: '',
+        group: type.group,
+        version,
+        resource: type.resource,
+        subresource: req.subresource,
+        namespace: type.namespaced ? namespace : '',
+        name: req.name,
+      };
+      const decision = this.authorizer.authorize(attributes);
+      if (!decision.allowed) {
+        throw new ApiError(forbiddenStatus(attributes, decision.reason));
+      }
+    }
     // Validating admission runs after BeforeCreate (the registry's createValidation, given
     // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
     obj = (yield { attrs: { ...base, name }, obj, phase: 'validate' }) ?? obj;
