@@ -4,8 +4,9 @@
 // defaults run on every write (a Namespace's name label comes back), a PUT of a missing
 // object creates it where the kind's strategy allows it, an update is one GuaranteedUpdate
 // loop (a PATCH or an unconditional PUT that raced a write during a webhook call is made
-// again, not 409; a resourceVersion precondition still is), and a write that creates
-// through PUT, PATCH or apply is authorized as `create` too.
+// again, not 409; a resourceVersion precondition still is), a write that creates through
+// PUT, PATCH or apply is authorized as `create` too, and the RBAC escalation check of such
+// a write uses the request's name.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestApiServer } from '@kube-controller-kit/testing';
@@ -349,5 +350,73 @@ describe('a write that creates through PUT, PATCH or apply is authorized as crea
     const created = await raw(server.url, 'PUT', path, lease, bearer(bot));
     assert.equal(created.code, 201, created.body);
     assert.equal((created.json.spec as { holderIdentity: string }).holderIdentity, 'bot');
+  });
+});
+
+describe('the RBAC escalate check of an apply that creates uses the request name (RoleEscalationAuthorized)', () => {
+  let server: TestApiServer;
+  let writer: string;
+  before(async () => {
+    server = await startTestApiServer({ authorization: 'RBAC' });
+    writer = server.addUser({ username: 'writer' }).token;
+    server.create(
+      { group: 'rbac.authorization.k8s.io', resource: 'clusterroles' },
+      {
+        metadata: { name: 'role-writer' },
+        rules: [
+          {
+            apiGroups: ['rbac.authorization.k8s.io'],
+            resources: ['clusterroles'],
+            verbs: ['get', 'create', 'patch', 'update'],
+          },
+          {
+            apiGroups: ['rbac.authorization.k8s.io'],
+            resources: ['clusterroles'],
+            resourceNames: ['granted'],
+            verbs: ['escalate'],
+          },
+        ],
+      },
+    );
+    server.create(
+      { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings' },
+      {
+        metadata: { name: 'role-writer' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'role-writer',
+        },
+        subjects: [{ kind: 'User', name: 'writer' }],
+      },
+    );
+  });
+  after(() => server.close());
+
+  const apply = (name: string): Promise<RawResponse> =>
+    raw(
+      server.url,
+      'PATCH',
+      `/apis/rbac.authorization.k8s.io/v1/clusterroles/${name}?fieldManager=writer`,
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+      }),
+      { ...bearer(writer), 'Content-Type': 'application/apply-patch+yaml' },
+    );
+
+  it('rule: escalate limited by resourceNames allows an apply that creates the named role', async () => {
+    const res = await apply('granted');
+    assert.equal(res.code, 201, res.body);
+  });
+
+  it('rule: and still refuses one of another name, as not holding what it grants', async () => {
+    const res = await apply('other');
+    assert.equal(res.code, 403, res.body);
+    assert.match(
+      String(res.json.message),
+      /^clusterroles\.rbac\.authorization\.k8s\.io "other" is forbidden: user "writer" .* is attempting to grant RBAC permissions not currently held:/,
+    );
   });
 });
