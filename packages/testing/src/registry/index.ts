@@ -1,7 +1,11 @@
 /**
- * The built-in kinds the test API server serves: ONE list, in kube-apiserver's discovery
- * order. Adding a kind is adding its file under `registry/<group>/` and one line here
- * (see /docs or registry-design: nothing else names a kind).
+ * The built-in kinds the test API server serves: one list, in kube-apiserver's discovery
+ * order. Adding a kind is adding its file under `registry/<group>/` (one `defineKind`:
+ * its facts, printers, merge type and the strategy steps that differ from ./generic.ts)
+ * and one line here. Nothing else names a kind: discovery, RBAC, tables, server-side
+ * apply, lists, watches, admission and the store read it from the registry. (Its protobuf
+ * messages and OpenAPI schema come from the generated files, see
+ * scripts/gen-k8s-protobuf.mjs.)
  *
  * @module
  */
