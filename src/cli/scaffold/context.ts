@@ -5,8 +5,10 @@
  *
  * @module
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { packageFile } from '../../program/cluster.js';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { VERSION } from '../../client/version.js';
 import { ScaffoldError } from './names.js';
 
@@ -82,7 +84,12 @@ export const PROJECT_DEV_DEPENDENCIES = [
  * @throws {@link ScaffoldError} when this package's manifest cannot be read or lacks one.
  */
 export async function dependencyVersions(): Promise<DependencyVersions> {
-  const path = packageFile(import.meta.url, 'package.json');
+  // This package's manifest, found upwards from this module (src/ or dist/). Not through
+  // the program helpers: they load @kubernetes/client-node, which the scaffold never needs
+  // (and which npx may have installed in a major this Node.js cannot load).
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  const path = join(dir, 'package.json');
   let manifest: { devDependencies?: Record<string, string> };
   try {
     manifest = JSON.parse(await readFile(path, 'utf8')) as typeof manifest;

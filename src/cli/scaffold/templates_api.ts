@@ -193,8 +193,8 @@ export function ${controllerFunction(a)}(manager: Manager): void {
       if (${a.camel} === undefined) return; // deleted: what it owns is garbage-collected
 
       // Your logic here: read ${a.camel}.spec, create or update what it asks for (with
-      // setControllerReference, and .owns(…) below so that a change to those objects
-      // reconciles it again), and report the outcome in the condition.
+      // setControllerReference, and .owns(…) on the controller below, so that a change to
+      // those objects reconciles it again), and report the outcome in the condition.
 
       const conditions = (${a.camel}.status?.conditions ?? []).map((c) => ({ ...c }));
       const changed = setStatusCondition(conditions, {

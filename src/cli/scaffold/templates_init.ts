@@ -168,10 +168,10 @@ only the library.
 ## Add a kind, its controller and its webhooks
 
 \`\`\`sh
-npx kube-controller-kit create api --group webapp --version v1 --kind Guestbook
-npx kube-controller-kit create webhook --group webapp --version v1 --kind Guestbook --defaulting --programmatic-validation
-npx kube-controller-kit create api --group webapp --version v2 --kind Guestbook --controller=false
-npx kube-controller-kit create webhook --group webapp --version v1 --kind Guestbook --conversion --spoke v2
+npx kube-controller-kit create api --group ops --version v1 --kind Backup
+npx kube-controller-kit create webhook --group ops --version v1 --kind Backup --defaulting --programmatic-validation
+npx kube-controller-kit create api --group ops --version v2 --kind Backup --controller=false
+npx kube-controller-kit create webhook --group ops --version v1 --kind Backup --conversion --spoke v2
 \`\`\`
 
 \`create api\` writes the CustomResourceDefinition (\`config/crd/bases/\`), its TypeScript
@@ -248,6 +248,13 @@ import {
 import { NAME, newManager, projectManifests } from './operator.js';
 import { newWebhookServer } from './webhook_server.js';
 
+/**
+ * The in-memory API server, from the development dependency \`@kube-controller-kit/testing\`:
+ * imported only when no \`--kubeconfig\` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
+
 await runProgram(
   {
     name: NAME,
@@ -301,6 +308,7 @@ await runProgram(
     const inMemory = flags.kubeconfig === undefined;
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
       // On the in-memory server only: a cluster gets them from kubectl apply -k config/.
       manifests: inMemory
         ? [...projectManifests('config/crd/bases'), ...projectManifests('config/samples')]
