@@ -1,79 +1,29 @@
 // `kube-controller-kit init`, `create api` and `create webhook` (kubebuilder's scaffold):
 // names are checked with Kubernetes' rules before anything is written; a command writes all
 // of its files or none (a non-empty directory, an existing file, a removed marker); and the
-// project it writes, with two kinds, admission webhooks and a conversion webhook, is
-// prettier-clean, type-checks strictly, lints, passes its own tests against the in-memory
-// API server, starts, and its config/ renders with kustomize and is accepted by the API
-// server. (The same project from the packed tarballs, installed by npm, is
-// test/examples/standalone.slow.test.ts.)
+// project it writes, with two kinds, admission webhooks and a conversion webhook, holds
+// kubebuilder's files and PROJECT records it. That project's prettier check, type check,
+// lint, tests, `npm start` and kustomize render are test/cli/scaffold_project.slow.test.ts
+// (minutes); the same project from the packed tarballs, installed by npm, is
+// test/examples/standalone.slow.test.ts.
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { runScaffoldCli } from '../../src/cli/scaffold/commands.js';
 import { pluralize } from '../../src/cli/scaffold/names.js';
 import { runGenCli } from '../../src/codegen/cli.js';
-import { startTestApiServer } from '@kube-controller-kit/testing';
-import { kubectlSkip } from '../testing/helpers.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const minutes = (n: number) => n * 60_000;
-
-async function scaffold(cwd: string, ...args: string[]) {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const code = await runScaffoldCli(args, {
-    cwd,
-    stdout: (t) => stdout.push(t),
-    stderr: (t) => stderr.push(t),
-  });
-  return { code, stdout: stdout.join(''), stderr: stderr.join('') };
-}
-
-function run(
-  cmd: string,
-  args: string[],
-  cwd: string,
-  env: NodeJS.ProcessEnv = childEnv,
-): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      cmd,
-      args,
-      { cwd, env, timeout: minutes(5), maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
-        resolve({ code, output: `${stdout}${stderr}` });
-      },
-    );
-  });
-}
-
-/** The environment of a child process: outside the test runner of this file. */
-const childEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => k !== 'NODE_TEST_CONTEXT'),
-);
-
-/** Every file under `dir`, relative, sorted. */
-async function files(dir: string): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name).slice(dir.length + 1))
-    .sort();
-}
+import {
+  files,
+  minutes,
+  scaffold,
+  scratchDirectory,
+  writeTwoKindProject,
+} from './support/scaffold_project.js';
 
 let work: string;
 before(async () => {
-  // Inside the repository (git-ignored .tmp/): the generated project resolves the
-  // repository's node_modules, and its imports of the kit are mapped to the sources.
-  await mkdir(join(root, '.tmp'), { recursive: true });
-  work = await mkdtemp(join(root, '.tmp', 'scaffold-'));
+  work = await scratchDirectory();
 });
 after(() => rm(work, { recursive: true, force: true }));
 
@@ -313,95 +263,9 @@ describe('the state of the project, checked before anything is written', () => {
 
 describe('a project with two kinds, admission webhooks and a conversion webhook', () => {
   let dir: string;
-  /** Maps the kit's packages to this repository's sources (tsc, tsx and eslint use it). */
-  const kitTsconfig = () =>
-    JSON.stringify({
-      extends: './tsconfig.json',
-      compilerOptions: {
-        paths: {
-          'kube-controller-kit': [join(root, 'src/index.ts')],
-          'kube-controller-kit/metrics': [join(root, 'src/metrics/index.ts')],
-          '@kube-controller-kit/testing': [join(root, 'packages/testing/src/index.ts')],
-        },
-      },
-    });
-
   before(
     async () => {
-      dir = join(work, 'guestbook-operator');
-      const steps = [
-        [
-          'init',
-          dir,
-          '--skip-install',
-          '--domain',
-          'example.com',
-          '--group',
-          'webapp',
-          '--version',
-          'v1',
-          '--kind',
-          'Guestbook',
-          '--defaulting',
-          '--programmatic-validation',
-        ],
-        [
-          'create',
-          'api',
-          '--group',
-          'webapp',
-          '--version',
-          'v2',
-          '--kind',
-          'Guestbook',
-          '--controller=false',
-        ],
-        [
-          'create',
-          'webhook',
-          '--group',
-          'webapp',
-          '--version',
-          'v1',
-          '--kind',
-          'Guestbook',
-          '--conversion',
-          '--spoke',
-          'v2',
-        ],
-        [
-          'create',
-          'api',
-          '--group',
-          'policy',
-          '--version',
-          'v1alpha1',
-          '--kind',
-          'Policy',
-          '--namespaced=false',
-        ],
-        [
-          'create',
-          'webhook',
-          '--group',
-          'policy',
-          '--version',
-          'v1alpha1',
-          '--kind',
-          'Policy',
-          '--programmatic-validation',
-        ],
-      ];
-      for (const [i, args] of steps.entries()) {
-        const r = await scaffold(i === 0 ? work : dir, ...args);
-        assert.equal(r.code, 0, `${args.join(' ')}\n${r.stdout}${r.stderr}`);
-      }
-      await writeFile(join(dir, 'tsconfig.kit.json'), kitTsconfig());
-      await writeFile(
-        join(dir, 'eslint.kit.config.js'),
-        "import base from './eslint.config.js';\nexport default [...base, { ignores: ['eslint.kit.config.js'] }, { files: ['**/*.ts'], languageOptions: { parserOptions: { projectService: false, project: './tsconfig.kit.json', tsconfigRootDir: import.meta.dirname } } }];\n",
-      );
-      await writeFile(join(dir, '.kitignore'), 'tsconfig.kit.json\neslint.kit.config.js\n');
+      dir = await writeTwoKindProject(work);
     },
     { timeout: minutes(2) },
   );
@@ -520,194 +384,4 @@ describe('a project with two kinds, admission webhooks and a conversion webhook'
       /^\/\/ Command: kube-controller-kit gen types config\/crd\/bases -o src\/api$/m,
     );
   });
-
-  test(
-    'it is prettier-clean, type-checks (strict), and lints',
-    { timeout: minutes(6) },
-    async () => {
-      const prettier = await run(
-        process.execPath,
-        [
-          join(root, 'node_modules/prettier/bin/prettier.cjs'),
-          '--check',
-          '.',
-          '--ignore-path',
-          '.prettierignore',
-          '--ignore-path',
-          '.kitignore',
-        ],
-        dir,
-      );
-      assert.equal(prettier.code, 0, prettier.output);
-      const tsc = await run(
-        process.execPath,
-        [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.kit.json', '--noEmit'],
-        dir,
-      );
-      assert.equal(tsc.code, 0, tsc.output);
-      const eslint = await run(
-        process.execPath,
-        [join(root, 'node_modules/eslint/bin/eslint.js'), '-c', 'eslint.kit.config.js', '.'],
-        dir,
-      );
-      assert.equal(eslint.code, 0, eslint.output);
-    },
-  );
-
-  test(
-    'its own tests pass (npm test), against the in-memory API server',
-    { timeout: minutes(6) },
-    async () => {
-      const tests = (await readdir(join(dir, 'test')))
-        .filter((f) => f.endsWith('.test.ts'))
-        .map((f) => `test/${f}`);
-      const r = await run(process.execPath, ['--import', 'tsx', '--test', ...tests], dir, {
-        ...childEnv,
-        TSX_TSCONFIG_PATH: join(dir, 'tsconfig.kit.json'),
-      });
-      assert.equal(r.code, 0, r.output);
-      assert.match(r.output, /# pass 8\n# fail 0/);
-    },
-  );
-
-  test(
-    'npm start runs it on the in-memory API server with its CRDs, samples and webhooks, and Ctrl-C stops it',
-    { timeout: minutes(3) },
-    async () => {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          'src/main.ts',
-          '--health-probe-bind-address=127.0.0.1:0',
-          '--metrics-bind-address=0',
-          '--webhook-port=0',
-        ],
-        {
-          cwd: dir,
-          env: { ...childEnv, TSX_TSCONFIG_PATH: join(dir, 'tsconfig.kit.json') },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let log = '';
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      await new Promise<void>((resolve, reject) => {
-        const onData = (chunk: Buffer) => {
-          log += chunk.toString();
-          if (
-            /webhooks installed installed=MutatingWebhookConfiguration\/guestbook-operator-mutating, ValidatingWebhookConfiguration\/guestbook-operator-validating, CustomResourceDefinition\/guestbooks\.webapp\.example\.com/.test(
-              log,
-            ) &&
-            /manager: starting controller\/policy/.test(log) &&
-            /manager: starting controller\/guestbook/.test(log)
-          )
-            resolve();
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        void exited.then((code) => reject(new Error(`exited ${code}:\n${log}`)));
-      });
-      assert.match(
-        log,
-        /applied object=guestbooks\.webapp\.example\.com\/guestbook-sample namespace=default/,
-      );
-      assert.match(log, /applied object=policies\.policy\.example\.com\/policy-sample/);
-      child.kill('SIGINT');
-      assert.equal(await exited, 0, log);
-      assert.match(log, /manager: stopped/);
-    },
-  );
-
-  test(
-    'config/default renders with kustomize, and the API server accepts every object',
-    { skip: kubectlSkip(), timeout: minutes(3) },
-    async () => {
-      const server = await startTestApiServer();
-      try {
-        const kc = join(dir, 'kubeconfig.kit.yaml');
-        await server.writeKubeconfig(kc);
-        // cert-manager's kinds, as it installs them (their schemas do not matter here).
-        for (const [kind, plural] of [
-          ['Certificate', 'certificates'],
-          ['Issuer', 'issuers'],
-        ] as const) {
-          server.create(
-            { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' },
-            {
-              apiVersion: 'apiextensions.k8s.io/v1',
-              kind: 'CustomResourceDefinition',
-              metadata: { name: `${plural}.cert-manager.io` },
-              spec: {
-                group: 'cert-manager.io',
-                scope: 'Namespaced',
-                names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-                versions: [
-                  {
-                    name: 'v1',
-                    served: true,
-                    storage: true,
-                    schema: {
-                      openAPIV3Schema: {
-                        type: 'object',
-                        'x-kubernetes-preserve-unknown-fields': true,
-                      },
-                    },
-                  },
-                ],
-              },
-            },
-          );
-        }
-        const env = { ...childEnv, KUBECONFIG: kc, HOME: dir };
-        const rendered = await run('kubectl', ['kustomize', 'config/default'], dir, env);
-        assert.equal(rendered.code, 0, rendered.output);
-        const objects = parseAllDocuments(rendered.output).map(
-          (d) =>
-            d.toJS() as {
-              kind: string;
-              metadata: { name: string };
-              spec?: Record<string, unknown>;
-            },
-        );
-        assert.deepEqual(objects.map((o) => `${o.kind}/${o.metadata.name}`).sort(), [
-          'Certificate/guestbook-operator-serving-cert',
-          'ClusterRole/guestbook-operator-manager-role',
-          'ClusterRoleBinding/guestbook-operator-manager-rolebinding',
-          'CustomResourceDefinition/guestbooks.webapp.example.com',
-          'CustomResourceDefinition/policies.policy.example.com',
-          'Deployment/guestbook-operator-controller-manager',
-          'Issuer/guestbook-operator-selfsigned-issuer',
-          'MutatingWebhookConfiguration/guestbook-operator-mutating',
-          'Namespace/guestbook-operator-system',
-          'Role/guestbook-operator-leader-election-role',
-          'RoleBinding/guestbook-operator-leader-election-rolebinding',
-          'Service/guestbook-operator-webhook-service',
-          'ServiceAccount/guestbook-operator-controller-manager',
-          'ValidatingWebhookConfiguration/guestbook-operator-validating',
-        ]);
-        // The CRD patch sent Guestbook's conversions to the webhook Service; the Deployment
-        // patch mounted the certificate and opened the webhook port.
-        const guestbooks = objects.find((o) => o.metadata.name === 'guestbooks.webapp.example.com');
-        assert.deepEqual(
-          (guestbooks?.spec?.conversion as { strategy: string }).strategy,
-          'Webhook',
-        );
-        const deployment = JSON.stringify(objects.find((o) => o.kind === 'Deployment'));
-        assert.match(deployment, /--webhook-cert-path=\/tmp\/k8s-webhook-server\/serving-certs/);
-        assert.match(deployment, /"secretName":"guestbook-operator-webhook-server-cert"/);
-        const applied = await run('kubectl', ['apply', '-k', 'config/default'], dir, env);
-        assert.equal(applied.code, 0, applied.output);
-        assert.ok(
-          server.get(
-            'deployments.apps',
-            'guestbook-operator-controller-manager',
-            'guestbook-operator-system',
-          ),
-        );
-      } finally {
-        await server.close();
-      }
-    },
-  );
 });
