@@ -9,9 +9,13 @@
 // back, and the table gives the median of the rounds' own ratios, in wall time and in the
 // process's CPU time (which leaves out the time other processes held the cores).
 import { performance } from 'node:perf_hooks';
-import { builtinResources, groupResourceKey, ResourceRegistry } from '../src/testing/registry.js';
-import { ResourceStore } from '../src/testing/resource_store.js';
-import { Storage } from '../src/testing/storage.js';
+import {
+  builtinResources,
+  groupResourceKey,
+  ResourceRegistry,
+} from '../packages/testing/src/registry.js';
+import { ResourceStore } from '../packages/testing/src/resource_store.js';
+import { Storage } from '../packages/testing/src/storage.js';
 import { realClock } from '../src/util/clock.js';
 import { fmt, machineLoad, printTable, summarize, type Summary } from './lib/report.js';
 

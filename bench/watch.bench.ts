@@ -232,7 +232,7 @@ async function serverMain(n: number): Promise<void> {
   let ca: string | undefined;
   let server: ReturnType<typeof createServer> | http2.Http2SecureServer;
   if (TLS) {
-    const { generateTestCertificates } = await import('../src/testing/certs.js');
+    const { generateTestCertificates } = await import('../packages/testing/src/certs.js');
     const certs = await generateTestCertificates();
     ca = certs.caCert;
     // The compatibility API: the same handler answers h2 streams and HTTP/1.1 requests.

@@ -92,7 +92,9 @@ function main() {
       baseUrl: '.',
       paths: {
         'kube-controller-kit': [relative(out, join(root, 'src/index.ts'))],
-        'kube-controller-kit/testing': [relative(out, join(root, 'src/testing/index.ts'))],
+        '@kube-controller-kit/testing': [
+          relative(out, join(root, 'packages/testing/src/index.ts')),
+        ],
         'kube-controller-kit/metrics': [relative(out, join(root, 'src/metrics/index.ts'))],
         'kube-controller-kit/codegen': [relative(out, join(root, 'src/codegen/index.ts'))],
       },

@@ -10,9 +10,13 @@
 // Role derived from a streaming run does not lose it.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { RecordedRequest, ResourceRef, TestApiServer } from '../../src/testing/index.js';
-import { readManifests } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type {
+  RecordedRequest,
+  ResourceRef,
+  TestApiServer,
+} from '../../packages/testing/src/index.js';
+import { readManifests } from '../../src/program/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger, LogFields } from '../../src/util/logger.js';

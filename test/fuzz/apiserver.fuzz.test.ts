@@ -1,4 +1,4 @@
-// Fuzzing the in-memory API server's request handling (src/testing/apiserver.ts) over real
+// Fuzzing the in-memory API server's request handling (packages/testing/src/apiserver.ts) over real
 // HTTP: random methods, paths (with `..`, `%00`, broken percent-escapes, non-ASCII),
 // queries, content types and bodies (random JSON, invalid JSON, huge strings, odd
 // Unicode). The server must answer every request, every failure must be a Kubernetes
@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import type { LogFields, Logger } from '../../src/util/logger.js';
 import { fuzz } from '../support/fuzz_budget.js';
 

@@ -11,8 +11,8 @@ import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import { Controller, reconcileTimeBuckets } from '../../src/controller/index.js';
 import { PrometheusControllerMetricsProvider } from '../../src/metrics/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
 

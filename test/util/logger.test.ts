@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import winston from 'winston';
 import { ApiError } from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import {
   consoleLogger,
   isPinoLogger,
