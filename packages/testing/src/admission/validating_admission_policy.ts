@@ -3,9 +3,10 @@
  * ValidatingAdmissionPolicies, put in force by their ValidatingAdmissionPolicyBindings,
  * as kube-apiserver evaluates them: the policy's `matchConstraints` and the binding's
  * `matchResources` (rules, excluded rules, resource names, namespace and object
- * selectors, the Equivalent match), `matchConditions`, `variables`, then each
- * `validations` CEL expression with `object`, `oldObject`, `request`, `namespaceObject`,
- * `variables` and `params` (always null: parameter resources are not supported). A failed
+ * selectors, the Equivalent match), `matchConditions`, `variables` (./policy_dispatch.ts,
+ * shared with MutatingAdmissionPolicy), then each `validations` CEL expression with
+ * `object`, `oldObject`, `request`, `namespaceObject`, `variables` and `params` (each
+ * parameter object of the binding's `paramRef` in turn, null without `paramKind`). A failed
  * validation acts by the binding's `validationActions`: `Deny` refuses (reason Invalid,
  * 422, unless the validation names another), `Warn` adds a warning, `Audit` an audit
  * annotation. An expression that errs counts as a failure under `failurePolicy: Fail`.
