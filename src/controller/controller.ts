@@ -178,7 +178,7 @@ export interface ControllerRunOptions {
 }
 
 /**
- * The part of an informer a controller needs; {@link SharedIndexInformer} has it. The
+ * The part of an informer a controller needs; {@link cache!SharedIndexInformer} has it. The
  * informer must be started by someone else (the controller never starts one).
  *
  * @typeParam T - the object type.

@@ -11,7 +11,11 @@ import { groupResourceKey } from 'kube-controller-kit';
 import type { UnstructuredObject } from 'kube-controller-kit';
 import type { StoredObject } from './storage.js';
 
-/** Reads one field of an object for a field selector; `undefined` when absent. */
+/**
+ * Reads one field of an object for a field selector; `undefined` when absent.
+ *
+ * @group Server
+ */
 export type FieldGetter = (obj: UnstructuredObject) => string | undefined;
 
 /** How names of a resource are validated. */
