@@ -665,7 +665,7 @@ export class Controller {
    * the handlers were removed. Never rejects because of a reconcile.
    *
    * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
-   * @throws {@link CacheSyncTimeoutError} (as a rejection) when its informers did not sync
+   * @throws {@link cache!CacheSyncTimeoutError} (as a rejection) when its informers did not sync
    *   within the cache sync timeout, with `onCacheSyncTimeout: 'fail'` (the default).
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {

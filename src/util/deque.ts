@@ -13,8 +13,6 @@
  * taken (no retention by the buffer).
  *
  * @typeParam V - the value type.
- *
- * @internal
  */
 export class Deque<V> {
   #data: (V | undefined)[];
