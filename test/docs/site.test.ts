@@ -10,9 +10,12 @@
 // web pages; and the site's search finds `Manager`, `SharedIndexInformer` and
 // `startTestApiServer` and leads to their pages.
 //
-// Runs only where Debian's chromium is installed (.ci/run installs it); elsewhere it skips,
-// saying so. It reads the built site: CI builds it before `npm test`; outside CI a missing
-// or stale site (older than one of its sources) skips with the command to run.
+// It drives Debian's chromium (/usr/bin/chromium, `apt-get install chromium`; .ci/run
+// installs it) through playwright-core, which downloads no browser. It reads the built site
+// (`npm run docs`; .ci/run builds it before `npm test`). Outside CI, a missing chromium or a
+// missing or stale site (older than one of its sources) skips the suite with a loud line
+// saying what to run; in CI (`CI` set: .ci/run sets it for `npm test`) each is a failure,
+// so the site is never left unchecked there.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -65,7 +68,13 @@ function newestSource(): { path: string; mtimeMs: number } {
 
 /** Why the test cannot run here, or undefined when it can. */
 function skipReason(): string | undefined {
+  const inCi = Boolean(process.env.CI);
   if (!existsSync(CHROMIUM)) {
+    if (inCi) {
+      throw new Error(
+        `${CHROMIUM} is not installed, and CI must check the documentation site: .ci/run installs Debian's chromium (apt-get install chromium) before \`npm test\``,
+      );
+    }
     return `${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it): the documentation site is NOT checked in a browser`;
   }
   const index = join(site, 'index.html');
@@ -73,8 +82,7 @@ function skipReason(): string | undefined {
   const newest = newestSource();
   if (built >= newest.mtimeMs) return undefined;
   const why = built === 0 ? 'docs/api is not built' : `docs/api is older than ${newest.path}`;
-  if (process.env.CI)
-    throw new Error(`${why}: .ci/run must run \`npm run docs\` before \`npm test\``);
+  if (inCi) throw new Error(`${why}: .ci/run must run \`npm run docs\` before \`npm test\``);
   return `${why}: run \`npm run docs\`, then this test`;
 }
 
