@@ -21,6 +21,23 @@
 //   that is exactly the name of a documented export (`Manager`, `SharedIndexInformer`,
 //   `watcher()`) links to its page: the guides name the API in backticks and stay plain
 //   Markdown on GitHub, and inside the site every such name is one click from its reference.
+//
+// What a change adds so the site holds it (the tests named fail until it does):
+// - A guide: docs/<name>.md, and a link `[Title](<name>.md) — what it covers` in the list of
+//   docs/README.md (test/scripts/package.test.ts; the page is "Title"). Its TypeScript blocks
+//   are type-checked by `npm run typecheck:docs`; link other guides as `x.md`, examples as
+//   `../examples/…`, code as `../src/…`.
+// - An area of the runtime (src/<area>/): its src/<area>/index.ts opens with a `@module <area>`
+//   comment (what the area is for, `Imported from …`, a link to its guide, then exactly one
+//   runnable ```ts example that prints what it shows); the entry point in typedoc.json
+//   "entryPoints" (its place there is its place in the site); `export * from
+//   './<area>/index.js'` in src/index.ts (test/docs/reference_areas.test.ts: every export of
+//   kube-controller-kit is in an area or `@internal`); a row in docs/README.md's table of
+//   areas, in the entry points' order (same test); and what its example prints in `expected`
+//   of test/docs/module_examples.test.ts (which runs it).
+// - An export of the test server (packages/testing/src): a `@group` tag naming one of the
+//   groups in typedoc.json "groupOrder" (Start here, Server, Faults, …).
+// - An example: examples/<name>/ with a README.md, linked from examples/README.md's table.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {

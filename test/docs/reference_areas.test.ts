@@ -3,7 +3,8 @@
 // `kube-controller-kit` (src/index.ts). So that nothing the package exports is missing from
 // the reference, every export of src/index.ts must be exported by an area's entry point, or
 // be marked `@internal` (exported for @kube-controller-kit/testing or the CLI, hidden from
-// the reference); and every area the entry points name must be re-exported by src/index.ts.
+// the reference); every area the entry points name must be re-exported by src/index.ts; and
+// docs/README.md's table of areas (the reference's map on GitHub and in the site) lists them.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -62,6 +63,18 @@ describe('the API reference covers the package', () => {
       missing,
       [],
       'export these from an area (add a new area\'s src/<area>/index.ts to "entryPoints" in typedoc.json) or mark them @internal',
+    );
+  });
+
+  test("docs/README.md's table of areas links every entry point of typedoc.json, in its order", () => {
+    const index = readFileSync(join(root, 'docs/README.md'), 'utf8');
+    const linked = [...index.matchAll(/^\| \[\w+\]\(\.\.\/([^)\s]+\/index\.ts)\)/gm)].map(
+      (m) => m[1],
+    );
+    assert.deepEqual(
+      linked,
+      entryPoints,
+      'a new area: add its row to "The API reference, by area" in docs/README.md',
     );
   });
 

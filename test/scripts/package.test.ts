@@ -69,7 +69,16 @@ describe('the package as published', () => {
     );
     // Built here only when `npm run docs` ran (prepack builds it for a real pack).
     if (existsSync(join(root, 'docs/api/index.html'))) {
-      for (const page of ['index.html', 'modules/manager.html', 'documents/Guides.Manager.html']) {
+      for (const page of [
+        'index.html',
+        'modules/manager.html',
+        'modules/program.html',
+        'modules/_kube-controller-kit_testing.html', // the test server's reference too
+        'functions/_kube-controller-kit_testing.startTestApiServer.html',
+        'documents/Guides.html',
+        'documents/Guides.Manager.html',
+        'documents/Guides.Testing_your_controller.html',
+      ]) {
         assert.ok(files.has(`docs/api/${page}`), `docs/api/${page} is in the package`);
       }
       assert.ok(
