@@ -7,8 +7,9 @@
 // every link inside the site points at a file that exists and, with an anchor, at an
 // element of that page with that id (the sidebar's links too); the README,
 // its front page, links the guides and examples it holds relatively, not the repository's
-// web pages; and the site's search finds `Manager`, `SharedIndexInformer` and
-// `startTestApiServer` and leads to their pages.
+// web pages; the site's search finds `Manager`, `SharedIndexInformer` and
+// `startTestApiServer` and leads to their pages; and opened from the file system, as a
+// reader opens node_modules/kube-controller-kit/docs/api/index.html, it works as well.
 //
 // It drives Debian's chromium (/usr/bin/chromium, `apt-get install chromium`; .ci/run
 // installs it) through playwright-core, which downloads no browser. It reads the built site
@@ -24,6 +25,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -328,6 +330,43 @@ describe('the documentation site in headless Chromium', { skip: reason ?? false 
         const path = new URL(href).pathname.slice(1);
         assert.ok(existsSync(join(site, path)), `${path} exists`);
       }
+    } finally {
+      await tab.close();
+    }
+  });
+
+  test('opened from the file system, as from node_modules (file://, no server): the sidebar fills, the search finds startTestApiServer, its page opens and every icon is drawn', async () => {
+    const tab = await context.newPage();
+    const errors: string[] = [];
+    // Until typedoc's icons.js (async) inlines its sprite, Chromium refuses the pages'
+    // `<use href="assets/icons.svg#…">` across file: origins; that script then points each
+    // at the inlined sprite (checked below). Any other error is the site's.
+    const sprite = /assets\/icons\.svg/;
+    tab.on('console', (msg) => {
+      if (msg.type() === 'error' && !sprite.test(msg.text())) errors.push(msg.text());
+    });
+    tab.on('pageerror', (err) => errors.push(err.message));
+    tab.on('requestfailed', (req) => {
+      if (!sprite.test(req.url())) errors.push(`failed ${req.url()}`);
+    });
+    try {
+      const index = pathToFileURL(join(site, 'index.html')).href;
+      await tab.goto(index, { waitUntil: 'load' });
+      await tab.locator('#tsd-nav-container a').first().waitFor();
+      await tab.click('#tsd-search-trigger');
+      await tab.fill('#tsd-search-input', 'startTestApiServer');
+      const page = 'functions/_kube-controller-kit_testing.startTestApiServer.html';
+      const hit = tab.locator(`#tsd-search-results li a[href="./${page}"]`);
+      await hit.waitFor({ timeout: 30_000 });
+      await hit.click();
+      await tab.waitForURL(pathToFileURL(join(site, page)).href);
+      assert.match((await heading1(tab)) ?? '', /^Function startTestApiServer$/);
+      await tab.waitForFunction(
+        "document.getElementById('tsd-icons-script') && [...document.querySelectorAll('use')].every((u) => !(u.getAttribute('href') ?? '').includes('icons.svg#'))",
+        undefined,
+        { timeout: 30_000 },
+      );
+      assert.deepEqual(errors, []);
     } finally {
       await tab.close();
     }
