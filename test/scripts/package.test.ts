@@ -87,6 +87,13 @@ describe('the package as published', () => {
         ),
         'the examples are pages of the site',
       );
+      // The two READMEs send readers to files of the installed package: each must ship.
+      for (const readme of ['README.md', 'packages/testing/README.md']) {
+        const text = readFileSync(join(root, readme), 'utf8');
+        for (const m of text.matchAll(/node_modules\/kube-controller-kit\/([\w./-]+\w)/g)) {
+          assert.ok(files.has(m[1]!), `${readme} names ${m[0]}: it is in the package`);
+        }
+      }
     }
   });
 
