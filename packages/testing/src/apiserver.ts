@@ -67,6 +67,8 @@ import { relabelVersion } from './admission/admission_review.js';
 import { AdmissionChain } from './admission/chain.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission/interfaces.js';
 import { mutatingWebhookPlugin } from './admission/mutating_webhook.js';
+import { mutatingAdmissionPolicyPlugin } from './admission/mutating_admission_policy.js';
+import type { PolicyPluginDeps } from './admission/policy_dispatch.js';
 import { validatingAdmissionPolicyPlugin } from './admission/validating_admission_policy.js';
 import { validatingWebhookPlugin } from './admission/validating_webhook.js';
 import { WebhookEndpoints } from './admission/webhook_client.js';
@@ -561,10 +563,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   }
 
   /**
-   * kube-apiserver's admission order: mutation (built-in defaults, then the mutating
-   * webhooks), the schema of custom resources (pruning, defaulting, OpenAPI and CEL
-   * validation), then validation (ValidatingAdmissionPolicies, then the validating
-   * webhooks, called in parallel).
+   * kube-apiserver's admission order (AllOrderedPlugins): mutation (the
+   * MutatingAdmissionPolicies, then the mutating webhooks), the schema of custom resources
+   * (pruning, defaulting, OpenAPI and CEL validation), then validation
+   * (ValidatingAdmissionPolicies, then the validating webhooks, called in parallel).
    */
   #admissionChain(first: AdmissionPlugin[] = []): AdmissionChain {
     const objects = (resource: string): UnstructuredObject[] =>
@@ -595,31 +597,37 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       },
       recordAuditAnnotation: record,
     });
+    const policyDeps = (policies: string, bindings: string): PolicyPluginDeps => ({
+      policies: () => objects(policies),
+      bindings: () => objects(bindings),
+      namespace,
+      convert: relabelVersion,
+      recordAuditAnnotation: record,
+      paramResource: (apiVersion, kind) => {
+        const [group, version] = apiVersion.includes('/')
+          ? (apiVersion.split('/', 2) as [string, string])
+          : ['', apiVersion];
+        const type = this.#registry
+          .all()
+          .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
+        if (type === undefined) return undefined;
+        const grKey = groupResourceKey(type.group, type.resource);
+        return {
+          namespaced: type.namespaced,
+          list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
+        };
+      },
+    });
     return new AdmissionChain([
       ...first,
+      mutatingAdmissionPolicyPlugin(
+        policyDeps('mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'),
+      ),
       mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
       this.#store.schemaValidation(),
-      validatingAdmissionPolicyPlugin({
-        policies: () => objects('validatingadmissionpolicies'),
-        bindings: () => objects('validatingadmissionpolicybindings'),
-        namespace,
-        convert: relabelVersion,
-        recordAuditAnnotation: record,
-        paramResource: (apiVersion, kind) => {
-          const [group, version] = apiVersion.includes('/')
-            ? (apiVersion.split('/', 2) as [string, string])
-            : ['', apiVersion];
-          const type = this.#registry
-            .all()
-            .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
-          if (type === undefined) return undefined;
-          const grKey = groupResourceKey(type.group, type.resource);
-          return {
-            namespaced: type.namespaced,
-            list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
-          };
-        },
-      }),
+      validatingAdmissionPolicyPlugin(
+        policyDeps('validatingadmissionpolicies', 'validatingadmissionpolicybindings'),
+      ),
       validatingWebhookPlugin(webhookDeps('validatingwebhookconfigurations')),
     ]);
   }
