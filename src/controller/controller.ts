@@ -44,7 +44,8 @@
  *   a {@link ReconcileTimeoutError}; the attempt is an error, requeued with backoff, and
  *   counted in `controller_runtime_reconcile_timeouts_total`.
  * - **Debounce** (`debounceMs`, `maxDebounceMs`): events of one key within the window give
- *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first.
+ *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first,
+ *   at the highest priority any of them asked for (an event without one counts as 0).
  * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
  *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
  *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.
@@ -215,7 +216,7 @@ export interface ControllerRunOptions {
 }
 
 /**
- * The part of an informer a controller needs; {@link SharedIndexInformer} has it. The
+ * The part of an informer a controller needs; {@link cache!SharedIndexInformer} has it. The
  * informer must be started by someone else (the controller never starts one).
  *
  * @typeParam T - the object type.
@@ -665,7 +666,7 @@ export class Controller {
    * the handlers were removed. Never rejects because of a reconcile.
    *
    * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
-   * @throws {@link CacheSyncTimeoutError} (as a rejection) when its informers did not sync
+   * @throws {@link cache!CacheSyncTimeoutError} (as a rejection) when its informers did not sync
    *   within the cache sync timeout, with `onCacheSyncTimeout: 'fail'` (the default).
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {

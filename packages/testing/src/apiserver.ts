@@ -53,6 +53,7 @@ import { ClusterRoleAggregator } from './clusterrole_aggregation.js';
 import { escalationCheckPlugin } from './escalation_check.js';
 import { RBAC_GROUP, RbacAuthorizer } from './rbac.js';
 import type { Binding, PolicySource, Role } from './rbac.js';
+import { HttpGuard } from './http_guard.js';
 import { RequestGate } from './request_gate.js';
 import {
   ServiceAccountTokens,
@@ -66,6 +67,8 @@ import { relabelVersion } from './admission/admission_review.js';
 import { AdmissionChain } from './admission/chain.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission/interfaces.js';
 import { mutatingWebhookPlugin } from './admission/mutating_webhook.js';
+import { mutatingAdmissionPolicyPlugin } from './admission/mutating_admission_policy.js';
+import type { PolicyPluginDeps } from './admission/policy_dispatch.js';
 import { validatingAdmissionPolicyPlugin } from './admission/validating_admission_policy.js';
 import { validatingWebhookPlugin } from './admission/validating_webhook.js';
 import { WebhookEndpoints } from './admission/webhook_client.js';
@@ -74,12 +77,10 @@ import type { InProcessWebhook, WebhookServiceReference } from './admission/webh
 import type { WebhookPluginDeps } from './admission/webhook_invocation.js';
 import { webhookConfigurationsFor } from './admission/webhook_install.js';
 import type { WebhookInstallOptions } from './admission/webhook_install.js';
-import { sendStatus } from './responses.js';
 import { Router } from './router.js';
 import type { RecordedRequest } from './router.js';
 import { PendingTimers } from './server_context.js';
 import type { ServerContext } from './server_context.js';
-import { failure } from './status.js';
 import { Storage } from './storage.js';
 import { crdPrinterColumns, tablePrinters } from './table.js';
 import type { WatchConnection } from './watch.js';
@@ -88,7 +89,11 @@ export type { RecordedRequest } from './router.js';
 export type { InProcessWebhook, WebhookServiceReference } from './admission/webhook_client.js';
 export type { WebhookInstallOptions } from './admission/webhook_install.js';
 
-/** An audit annotation admission recorded for a request (webhooks, policies). */
+/**
+ * An audit annotation admission recorded for a request (webhooks, policies).
+ *
+ * @group Webhooks
+ */
 export interface AdmissionAuditAnnotation {
   /** CREATE, UPDATE or DELETE. */
   operation: string;
@@ -108,6 +113,8 @@ export interface AdmissionAuditAnnotation {
  * Authentication the server requires. Without any, requests without credentials are
  * anonymous (`system:anonymous` in `system:unauthenticated`, as a SelfSubjectReview
  * reports); what anyone may do is decided by the server's `authorization` mode.
+ *
+ * @group Users and authorization
  */
 export interface TestApiServerAuth {
   /** Require `Authorization: Bearer <token>`; the token stands for `test-user` in `system:masters`. */
@@ -120,7 +127,11 @@ export interface TestApiServerAuth {
   clientCertificate?: boolean;
 }
 
-/** Options of {@link startTestApiServer}. */
+/**
+ * Options of {@link startTestApiServer}.
+ *
+ * @group Server
+ */
 export interface TestApiServerOptions {
   /** Serve HTTPS with throwaway certificates (default false; implied by `clientCertificate`). */
   https?: boolean;
@@ -192,7 +203,11 @@ export interface TestApiServerOptions {
   featureGates?: TestApiServerFeatureGates;
 }
 
-/** Who {@link TestApiServer.addUser} makes a kubeconfig for. */
+/**
+ * Who {@link TestApiServer.addUser} makes a kubeconfig for.
+ *
+ * @group Users and authorization
+ */
 export type TestUser =
   | {
       /** The user name. */
@@ -220,7 +235,11 @@ export type TestUser =
       audiences?: string[];
     };
 
-/** Credentials for a user of the test API server, made by {@link TestApiServer.addUser}. */
+/**
+ * Credentials for a user of the test API server, made by {@link TestApiServer.addUser}.
+ *
+ * @group Users and authorization
+ */
 export interface TestUserCredentials {
   /** Who the server takes requests with these credentials to come from. */
   readonly user: UserInfo;
@@ -232,7 +251,11 @@ export interface TestUserCredentials {
   writeKubeconfig(path: string): Promise<void>;
 }
 
-/** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
+/**
+ * Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts.
+ *
+ * @group Server
+ */
 export type ResourceRef =
   | string
   | {
@@ -242,7 +265,11 @@ export type ResourceRef =
       resource: string;
     };
 
-/** A running test API server. */
+/**
+ * A running test API server.
+ *
+ * @group Start here
+ */
 export interface TestApiServer {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   readonly url: string;
@@ -325,7 +352,11 @@ export interface TestApiServer {
   close(): Promise<void>;
 }
 
-/** A failure of the in-process helpers or of the server's start. */
+/**
+ * A failure of the in-process helpers or of the server's start.
+ *
+ * @group Server
+ */
 export class TestApiServerError extends KubeControllerKitError {}
 
 /** A user entry of a kubeconfig the server writes. */
@@ -532,10 +563,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   }
 
   /**
-   * kube-apiserver's admission order: mutation (built-in defaults, then the mutating
-   * webhooks), the schema of custom resources (pruning, defaulting, OpenAPI and CEL
-   * validation), then validation (ValidatingAdmissionPolicies, then the validating
-   * webhooks, called in parallel).
+   * kube-apiserver's admission order (AllOrderedPlugins): mutation (the
+   * MutatingAdmissionPolicies, then the mutating webhooks), the schema of custom resources
+   * (pruning, defaulting, OpenAPI and CEL validation), then validation
+   * (ValidatingAdmissionPolicies, then the validating webhooks, called in parallel).
    */
   #admissionChain(first: AdmissionPlugin[] = []): AdmissionChain {
     const objects = (resource: string): UnstructuredObject[] =>
@@ -566,31 +597,37 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       },
       recordAuditAnnotation: record,
     });
+    const policyDeps = (policies: string, bindings: string): PolicyPluginDeps => ({
+      policies: () => objects(policies),
+      bindings: () => objects(bindings),
+      namespace,
+      convert: relabelVersion,
+      recordAuditAnnotation: record,
+      paramResource: (apiVersion, kind) => {
+        const [group, version] = apiVersion.includes('/')
+          ? (apiVersion.split('/', 2) as [string, string])
+          : ['', apiVersion];
+        const type = this.#registry
+          .all()
+          .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
+        if (type === undefined) return undefined;
+        const grKey = groupResourceKey(type.group, type.resource);
+        return {
+          namespaced: type.namespaced,
+          list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
+        };
+      },
+    });
     return new AdmissionChain([
       ...first,
+      mutatingAdmissionPolicyPlugin(
+        policyDeps('mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'),
+      ),
       mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
       this.#store.schemaValidation(),
-      validatingAdmissionPolicyPlugin({
-        policies: () => objects('validatingadmissionpolicies'),
-        bindings: () => objects('validatingadmissionpolicybindings'),
-        namespace,
-        convert: relabelVersion,
-        recordAuditAnnotation: record,
-        paramResource: (apiVersion, kind) => {
-          const [group, version] = apiVersion.includes('/')
-            ? (apiVersion.split('/', 2) as [string, string])
-            : ['', apiVersion];
-          const type = this.#registry
-            .all()
-            .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
-          if (type === undefined) return undefined;
-          const grKey = groupResourceKey(type.group, type.resource);
-          return {
-            namespaced: type.namespaced,
-            list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
-          };
-        },
-      }),
+      validatingAdmissionPolicyPlugin(
+        policyDeps('validatingadmissionpolicies', 'validatingadmissionpolicybindings'),
+      ),
       validatingWebhookPlugin(webhookDeps('validatingwebhookconfigurations')),
     ]);
   }
@@ -636,13 +673,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const o = this.#options;
     const useTls = o.https === true || o.auth?.clientCertificate === true;
     let server: Server;
-    const handler = (req: IncomingMessage, res: ServerResponse): void => {
-      this.#router.handle(req, res).catch((err: unknown) => {
-        this.#log.error('test API server: request failed', { err: errorMessage(err) });
-        if (!res.headersSent) sendStatus(res, failure(500, 'InternalError', errorMessage(err)));
-        else res.destroy();
-      });
-    };
+    const guard = new HttpGuard(this.#log, (req, res) => this.#router.handle(req, res));
+    const handler = guard.listener;
     if (useTls) {
       this.certificates = await generateTestCertificates();
       const tlsOptions = {
@@ -675,31 +707,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       server = createHttpServer(handler);
     }
     server.keepAliveTimeout = 5000;
-    // A request Node.js cannot parse (e.g. raw non-ASCII bytes in the path) gets a 400
-    // Status and the connection is closed, as kube-apiserver answers 400; a socket with a
-    // response in flight is only closed.
-    const busy = new WeakSet<object>();
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (req.httpVersionMajor === 2) return; // a stream of an HTTP/2 session, not a socket
-      busy.add(req.socket);
-      res.on('close', () => busy.delete(req.socket));
-    });
-    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-      if (!socket.writable || busy.has(socket) || err.code === 'ECONNRESET') {
-        socket.destroy();
-        return;
-      }
-      const body = JSON.stringify(
-        failure(400, 'BadRequest', `the request could not be parsed: ${err.code ?? err.message}`),
-      );
-      const raw = (err as { rawPacket?: unknown }).rawPacket;
-      const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-      socket.end(
-        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n` +
-          (head ? '' : body),
-      );
-    });
+    guard.attach(server);
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -1074,6 +1082,8 @@ function http1View(
 /**
  * Starts an in-memory Kubernetes API server on 127.0.0.1 (a free port unless `port` is
  * given). Close it with `close()` when the test is done.
+ *
+ * @group Start here
  */
 export async function startTestApiServer(
   options: TestApiServerOptions = {},

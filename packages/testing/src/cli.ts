@@ -38,7 +38,11 @@ The server speaks HTTPS whenever a kubeconfig carries credentials: kubectl (clie
 sends a token or a certificate only over HTTPS, so over plain HTTP it would be anonymous.
 `;
 
-/** Where the CLI writes, and how a test stops it. */
+/**
+ * Where the CLI writes, and how a test stops it.
+ *
+ * @internal
+ */
 export interface CliIo {
   /** Standard output lines (default: process.stdout). */
   out?: (line: string) => void;
@@ -52,6 +56,8 @@ export interface CliIo {
  * Runs the CLI with the given arguments (without the program name). Resolves with the exit
  * code once the server has stopped (after SIGINT or SIGTERM), or at once for `--help` and
  * bad arguments. `signal` stops the server as a signal would (for tests).
+ *
+ * @internal
  */
 export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promise<number> {
   const out = io.out ?? ((l: string) => process.stdout.write(`${l}\n`));
