@@ -59,6 +59,7 @@ import { errorMessage, isAbortError, KubeControllerKitError } from '../util/erro
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import type { RateLimitingQueueOptions } from '../workqueue/rate_limiting_queue.js';
 import { LowPriority, PriorityQueue } from '../workqueue/priority_queue.js';
 import type { RateLimitingWorkQueue } from '../workqueue/interface.js';
 import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
@@ -150,6 +151,13 @@ export interface ControllerOptions {
   usePriorityQueue?: boolean;
   /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
   metricsProvider?: MetricsProvider;
+  /**
+   * Makes the work queue instead of the default one (controller-runtime's `NewQueue`), from
+   * the options the default would get (name, clock, rate limiter, metrics provider). The
+   * queue it returns is used as a FIFO queue: priorities are not passed to it. Used by the
+   * multicluster controller for its queue that is fair across clusters.
+   */
+  newQueue?: (options: RateLimitingQueueOptions<string>) => RateLimitingWorkQueue<string>;
   /**
    * Where the `controller_runtime_*` metrics go (default: the provider set with
    * `setDefaultControllerMetricsProvider`; none when unset).
@@ -392,7 +400,9 @@ export class Controller {
         ? { metricsProvider: options.metricsProvider }
         : {}),
     };
-    if (options.usePriorityQueue === false) {
+    if (options.newQueue !== undefined) {
+      this.queue = options.newQueue(queueOptions);
+    } else if (options.usePriorityQueue === false) {
       this.queue = new RateLimitingQueue<string>(queueOptions);
     } else {
       this.#priorityQueue = new PriorityQueue<string>(queueOptions);
