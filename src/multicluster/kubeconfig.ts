@@ -23,6 +23,7 @@
  *
  * @module
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import type * as YamlTypes from 'yaml';
@@ -142,7 +143,8 @@ async function readTokenFile(
 ): Promise<string> {
   let handle;
   try {
-    handle = await open(path, 'r');
+    // Non-blocking: opening a FIFO for reading would wait for a writer for ever.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const stat = await handle.stat();
     if (!stat.isFile()) fail(`${what}: token-file ${path} is not a regular file`);
     const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
@@ -226,7 +228,9 @@ export async function parseKubeconfig(
   const clusterName = context.cluster;
   const cluster = typeof clusterName === 'string' ? clusters.get(clusterName) : undefined;
   if (cluster === undefined) {
-    return fail(`context ${contextName} names cluster ${JSON.stringify(clusterName)}, which it lacks`);
+    return fail(
+      `context ${contextName} names cluster ${JSON.stringify(clusterName)}, which it lacks`,
+    );
   }
   const server = cluster.server;
   let url: URL | undefined;

@@ -4,6 +4,7 @@
 // token files are what a hostile kubeconfig would use to leak the Pod's own token).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,6 +170,11 @@ describe('parseKubeconfig: a kubeconfig from outside is hostile until parsed', (
         allowFileReferences: true,
       });
       await refused(kubeconfig('    token-file: /dev/zero'), /is not a regular file/, {
+        allowFileReferences: true,
+      });
+      const fifo = join(dir, 'fifo');
+      execFileSync('mkfifo', [fifo]);
+      await refused(kubeconfig(`    token-file: ${fifo}`), /is not a regular file/, {
         allowFileReferences: true,
       });
     } finally {

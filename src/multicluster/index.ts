@@ -1,0 +1,69 @@
+/**
+ * One operator over many clusters (multicluster-runtime's shapes on this kit's Manager):
+ * cluster providers find clusters — a static set ({@link StaticClusterProvider}), a
+ * directory of kubeconfig files ({@link KubeconfigDirectoryProvider}), kubeconfig Secrets in
+ * a hub ({@link KubeconfigSecretProvider}) — and engage each one on a
+ * {@link MultiClusterManager}, whose {@link MultiClusterController}s watch it, reconcile
+ * requests that carry their cluster, and share one work queue fair across clusters
+ * ({@link FairQueue}). See docs/multicluster.md.
+ *
+ * @module
+ */
+export {
+  ClusterNotFoundError,
+  InvalidClusterNameError,
+  InvalidClusterRequestError,
+  InvalidKubeconfigError,
+  InvalidMultiClusterOptionsError,
+} from './errors.js';
+export {
+  LOCAL_CLUSTER,
+  checkClusterName,
+  clusterOfKey,
+  isValidClusterName,
+  parseRequestKey,
+  requestKey,
+} from './request.js';
+export type { ClusterRequest } from './request.js';
+export {
+  DEFAULT_MAX_KUBECONFIG_BYTES,
+  MAX_KUBECONFIG_ENTRIES,
+  parseKubeconfig,
+} from './kubeconfig.js';
+export type { KubeconfigPolicy, ParseKubeconfigOptions } from './kubeconfig.js';
+export { ClusterAlreadyStartedError, KubeconfigCluster, localCluster } from './cluster.js';
+export type { ClusterHandle, KubeconfigClusterOptions } from './cluster.js';
+export type { ClusterAware, ClusterProvider } from './provider.js';
+export { Clusters } from './clusters.js';
+export type { ClustersOptions, RunnableCluster } from './clusters.js';
+export { StaticClusterProvider } from './static_provider.js';
+export type { StaticClusterProviderOptions } from './static_provider.js';
+export { KubeconfigDirectoryProvider, clusterNameOfFile } from './directory_provider.js';
+export type { KubeconfigDirectoryProviderOptions } from './directory_provider.js';
+export {
+  CLUSTER_API_CLUSTER_NAME_LABEL,
+  CLUSTER_API_KUBECONFIG_KEY,
+  CLUSTER_API_KUBECONFIG_SUFFIX,
+  KubeconfigSecretProvider,
+} from './secret_provider.js';
+export type { KubeconfigSecret, KubeconfigSecretProviderOptions } from './secret_provider.js';
+export { FairQueue } from './fair_queue.js';
+export type { AddClusterOptions, FairQueueOptions } from './fair_queue.js';
+export {
+  getDefaultMultiClusterMetricsProvider,
+  multiClusterMetricNames,
+  setDefaultMultiClusterMetricsProvider,
+} from './metrics.js';
+export type { MultiClusterMetricsProvider } from './metrics.js';
+export { MultiClusterController } from './controller.js';
+export type {
+  ClusterOwnsOptions,
+  ClusterSource,
+  ClusterWatchOptions,
+  EngageOptions,
+  MultiClusterControllerOptions,
+  MultiClusterReconcileContext,
+  MultiClusterReconciler,
+} from './controller.js';
+export { MultiClusterManager } from './manager.js';
+export type { ClusterAwareRunnable, MultiClusterManagerOptions } from './manager.js';
