@@ -118,6 +118,14 @@ export interface ClusterWatchOptions<T extends KubeObject> extends EngageOptions
   informerOptions?: Omit<InformerForOptions<T>, 'namespace'>;
 }
 
+/** One engaged cluster of a controller, from {@link MultiClusterController.clusterStatus}. */
+export interface ClusterSyncStatus {
+  /** The cluster's name (`''` for the local one). */
+  readonly cluster: string;
+  /** True once the controller's watches of the cluster have synced (its requests are served). */
+  readonly synced: boolean;
+}
+
 /** Options of {@link MultiClusterController.owns}. */
 export interface ClusterOwnsOptions<T extends KubeObject>
   extends ClusterWatchOptions<T>, OwnerKeysOptions {}
@@ -446,7 +454,7 @@ export class MultiClusterController implements ClusterAware {
   }
 
   /** Each engaged cluster (the local one as `''`) and whether its watches have synced. */
-  clusterStatus(): { cluster: string; synced: boolean }[] {
+  clusterStatus(): ClusterSyncStatus[] {
     return [...this.#engaged.values()]
       .map((e) => ({ cluster: e.name, synced: e.synced }))
       .sort((a, b) => (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));

@@ -58,6 +58,7 @@ export type { MultiClusterMetricsProvider } from './metrics.js';
 export { MultiClusterController } from './controller.js';
 export type {
   ClusterOwnsOptions,
+  ClusterSyncStatus,
   ClusterSource,
   ClusterWatchOptions,
   EngageOptions,
