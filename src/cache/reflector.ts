@@ -25,6 +25,7 @@ import {
   isResourceExpired,
   isTooLargeResourceVersion,
   isTooManyRequests,
+  isPermanentError,
   ApiError,
 } from '../client/errors.js';
 import type { ListOptions, ObjectList, WatchEvent } from '../client/types.js';
@@ -628,7 +629,9 @@ export class Reflector<T> {
           : outcome.kind === 'closed'
             ? 'ended'
             : `failed: ${errorMessage(err)}`;
-      this.#logger.info(
+      // A refusal that retrying cannot fix is said once by the list that follows (it fails
+      // the same way, or succeeds); at info it would be said at every retry.
+      this.#logger[isPermanentError(err) ? 'debug' : 'info'](
         `${this.name}: the streaming list ${what} before the initial-events-end bookmark; listing instead for this attempt`,
       );
       return undefined;

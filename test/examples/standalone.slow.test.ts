@@ -5,6 +5,10 @@
 // own tsconfig.json, and runs against the in-memory API server to its expected output. An
 // import of a file outside the folder, an undeclared dependency, a line strict mode
 // rejects, or an asset looked up relative to the wrong directory fails here.
+//
+// Every example, and every project of `consumerProjects` below, is compiled by each of
+// `compilers`: its own TypeScript 5 and TypeScript 7 (the native compiler, which users
+// compile their operators with too), against the declarations the package publishes.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
@@ -50,8 +54,13 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = minutes(3)): 
   });
 }
 
-async function ok(cmd: string, args: string[], cwd: string): Promise<Result> {
-  const r = await run(cmd, args, cwd);
+async function ok(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = minutes(3),
+): Promise<Result> {
+  const r = await run(cmd, args, cwd, timeoutMs);
   assert.equal(
     r.code,
     0,
@@ -61,6 +70,64 @@ async function ok(cmd: string, args: string[], cwd: string): Promise<Result> {
 }
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** TypeScript 7, the native compiler (npm package `typescript`, major 7). */
+const typescript7 = 'typescript@^7.0.2';
+
+/**
+ * The compilers every project is built with: the TypeScript 5 its package.json installs,
+ * and TypeScript 7 (installed once, in `before`). `tsc` is the JavaScript entry point.
+ */
+interface Compiler {
+  label: string;
+  tsc(project: string): string;
+}
+let compilers: Compiler[];
+
+/**
+ * A consumer's project, type-checked by each of `compilers` against the packed library (the
+ * examples are checked in their own tests). A project made by `kube-controller-kit init`
+ * (issue #36's scaffold) joins this list: its `create` runs the generator in `dir`.
+ */
+interface ConsumerProject {
+  name: string;
+  /** Packages `npm install` adds beside the packed library (the project's own are kept). */
+  install: string[];
+  /** Fills the empty directory `dir` before the install. */
+  create(dir: string): Promise<void> | void;
+  /** Type-checks the installed project in `dir` with the compiler entry point `tsc`. */
+  check(dir: string, tsc: string): Promise<Result>;
+}
+
+const consumerProjects: ConsumerProject[] = [
+  {
+    // Every TypeScript block of the README and the guides (scripts/check-doc-snippets.mjs)
+    // under the strictest flags, with the library's own declarations checked too.
+    name: 'the README and guides, as a consumer compiles them',
+    install: [
+      '@kubernetes/client-node@~1.4.0',
+      'prom-client@^15',
+      'yaml@^2',
+      'json-schema-to-typescript@^15',
+      'pino@^10',
+      'winston@^3',
+      '@types/node@^20',
+      'typescript@^5.9.3',
+    ],
+    create: (dir) =>
+      writeFileSync(
+        join(dir, 'package.json'),
+        '{"name":"docs-consumer","private":true,"type":"module"}',
+      ),
+    check: (dir, tsc) =>
+      run(
+        process.execPath,
+        [join(root, 'scripts/check-doc-snippets.mjs'), '--consumer', dir, '--tsc', tsc],
+        dir,
+        minutes(5),
+      ),
+  },
+];
 
 /** What each example must print (stdout) when run on the in-memory server. */
 const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
@@ -182,10 +249,32 @@ describe('examples stand alone: copied, installed from the packed packages, type
         process.execPath,
         [join(root, 'scripts/pack.mjs'), work, '--ignore-scripts'],
         root,
+        minutes(6),
       );
       [tarball, testingTarball] = packed.stdout.trim().split('\n') as [string, string];
+      const ts7 = join(work, 'typescript-7');
+      mkdirSync(ts7);
+      writeFileSync(join(ts7, 'package.json'), '{"name":"typescript-7","private":true}');
+      await ok(
+        npm,
+        ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', typescript7],
+        ts7,
+      );
+      const version = await ok(
+        process.execPath,
+        [join(ts7, 'node_modules/typescript/bin/tsc'), '--version'],
+        ts7,
+      );
+      assert.match(version.stdout, /^Version 7\./);
+      compilers = [
+        {
+          label: "TypeScript 5 (the project's own)",
+          tsc: (project) => join(project, 'node_modules/typescript/bin/tsc'),
+        },
+        { label: 'TypeScript 7', tsc: () => join(ts7, 'node_modules/typescript/bin/tsc') },
+      ];
     },
-    { timeout: minutes(4) },
+    { timeout: minutes(10) },
   );
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -223,6 +312,15 @@ describe('examples stand alone: copied, installed from the packed packages, type
         const tsc = join(dir, 'node_modules/typescript/bin/tsc');
         // `build` writes dist/: the compiled program must find its assets too.
         await ok(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+        const v5 = await ok(process.execPath, [tsc, '--version'], dir);
+        assert.match(v5.stdout, /^Version 5\./, 'the example installs TypeScript 5');
+        // TypeScript 7 builds it as well (into its own directory; dist/ is run below).
+        for (const c of compilers.slice(1))
+          await ok(
+            process.execPath,
+            [c.tsc(dir), '-p', 'tsconfig.json', '--outDir', 'dist-ts7'],
+            dir,
+          );
         for (const { script, stdout } of runs) {
           const r = await ok(npm, ['run', '--silent', script], dir);
           for (const re of stdout)
@@ -235,6 +333,36 @@ describe('examples stand alone: copied, installed from the packed packages, type
         }
         const help = await ok(npm, ['run', '--silent', 'start', '--', '--help'], dir);
         assert.match(help.stdout, /^Usage: /);
+      },
+    );
+  }
+
+  for (const project of consumerProjects) {
+    test(
+      `${project.name}: type-checks against the packed declarations with TypeScript 5 and 7`,
+      { timeout: minutes(12) },
+      async () => {
+        const dir = join(work, `consumer-${project.name.replace(/\W+/g, '-')}`);
+        mkdirSync(dir);
+        await project.create(dir);
+        await ok(
+          npm,
+          [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            '--loglevel=error',
+            tarball,
+            testingTarball,
+            ...project.install,
+          ],
+          dir,
+        );
+        for (const c of compilers) {
+          const r = await project.check(dir, c.tsc(dir));
+          assert.equal(r.code, 0, `${project.name} with ${c.label}\n${r.stdout}\n${r.stderr}`);
+        }
       },
     );
   }
@@ -391,11 +519,8 @@ describe('examples stand alone: copied, installed from the packed packages, type
             files: ['main.cts'],
           }),
         );
-        await ok(
-          process.execPath,
-          [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-          dir,
-        );
+        for (const c of compilers)
+          await ok(process.execPath, [c.tsc(dir), '-p', 'tsconfig.json'], dir);
       },
     );
   }

@@ -37,13 +37,13 @@ import type { TestCertificates } from './certs.js';
 import { TestApiServerFaults } from './faults.js';
 import type { FaultTarget, WatchSelector } from './faults.js';
 import { OpenWatches } from './open_watches.js';
+import { builtinResources } from './registry/index.js';
 import {
-  builtinResources,
   fieldPathGetter,
   groupResourceKey,
   ResourceRegistry,
-} from './registry.js';
-import type { FieldGetter, ResourceType } from './registry.js';
+} from './registry/resource_registry.js';
+import type { FieldGetter, ResourceType } from './registry/resource_registry.js';
 import { Authenticator, SYSTEM_MASTERS, TOKEN_USER } from './authentication.js';
 import type { UserInfo } from './authentication.js';
 import { alwaysAllow, withPrivilegedGroup } from './authorization.js';
@@ -424,6 +424,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     if (rbacMode) {
       const rbac = new RbacAuthorizer(this.#policySource());
       authorizer = withPrivilegedGroup(rbac);
+      this.#store.authorizer = authorizer;
       this.#store.admission = this.#admissionChain([
         escalationCheckPlugin(authorizer, rbac.resolver),
       ]);
@@ -472,7 +473,15 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     });
     const nsType = this.#type('namespaces');
     for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public']) {
-      this.#store.create(nsType, 'v1', '', { metadata: { name: ns } });
+      this.#store.writeNow({
+        verb: 'create',
+        type: nsType,
+        version: 'v1',
+        namespace: '',
+        name: '',
+        subresource: '',
+        body: { metadata: { name: ns } },
+      });
     }
     if (rbacMode) {
       const policy = bootstrapPolicy();
@@ -508,17 +517,16 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         const current = this.#storage.get(key, name);
         if (current === undefined) return;
         const next = { ...structuredClone(current.obj), rules };
-        this.#store.update(
-          this.#type({ group: RBAC_GROUP, resource: 'clusterroles' }),
-          'v1',
-          '',
+        this.#store.writeNow({
+          verb: 'update',
+          type: this.#type({ group: RBAC_GROUP, resource: 'clusterroles' }),
+          version: 'v1',
+          namespace: '',
           name,
-          next,
-          '',
-          {
-            seed: true,
-          },
-        );
+          subresource: '',
+          body: next,
+          options: { seed: true },
+        });
       },
     });
   }
@@ -560,7 +568,6 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     });
     return new AdmissionChain([
       ...first,
-      this.#store.builtinDefaults(),
       mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
       this.#store.schemaValidation(),
       validatingAdmissionPolicyPlugin({
@@ -742,9 +749,21 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const ns = obj.metadata?.namespace ?? (t.namespaced ? 'default' : '');
     const version = obj.apiVersion?.split('/').pop() ?? t.versions[0] ?? 'v1';
     const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
-    return this.#wrap(
-      () => JSON.parse(this.#store.create(t, version, ns, copy, { seed: true }).json) as T,
-    );
+    return this.#wrap(() => JSON.parse(this.#seed(t, version, ns, copy).json) as T);
+  }
+
+  /** An in-process create that keeps what it is given (status, managedFields). */
+  #seed(type: ResourceType, version: string, namespace: string, obj: UnstructuredObject) {
+    return this.#store.writeNow({
+      verb: 'create',
+      type,
+      version,
+      namespace,
+      name: '',
+      subresource: '',
+      body: obj,
+      options: { seed: true },
+    }).stored;
   }
 
   seed(resource: ResourceRef, objects: Iterable<UnstructuredObject>): void {
@@ -753,7 +772,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       const ns = obj.metadata?.namespace ?? (t.namespaced ? 'default' : '');
       const version = obj.apiVersion?.split('/').pop() ?? t.versions[0] ?? 'v1';
       const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
-      this.#wrap(() => this.#store.create(t, version, ns, copy, { seed: true }));
+      this.#wrap(() => this.#seed(t, version, ns, copy));
     }
   }
 
@@ -765,17 +784,16 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     return this.#wrap(
       () =>
         structuredClone(
-          this.#store.update(
-            t,
+          this.#store.writeNow({
+            verb: 'update',
+            type: t,
             version,
-            ns,
-            obj.metadata?.name ?? '',
-            JSON.parse(JSON.stringify(obj)),
-            '',
-            {
-              seed: true,
-            },
-          ).obj,
+            namespace: ns,
+            name: obj.metadata?.name ?? '',
+            subresource: '',
+            body: JSON.parse(JSON.stringify(obj)),
+            options: { seed: true },
+          }).stored.obj,
         ) as T,
     );
   }
@@ -803,7 +821,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   delete(resource: ResourceRef, name: string, namespace?: string): boolean {
     const t = this.#type(resource);
     try {
-      this.#store.delete(t, namespace ?? (t.namespaced ? 'default' : ''), name);
+      this.#store.writeNow({
+        verb: 'delete',
+        type: t,
+        version: t.versions[0] ?? 'v1',
+        namespace: namespace ?? (t.namespaced ? 'default' : ''),
+        name,
+        subresource: '',
+      });
       return true;
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) return false;
