@@ -51,6 +51,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import type {
   AddEventHandlerOptions,
   ResourceEventHandlerRegistration,
@@ -702,6 +703,10 @@ export class Controller {
     this.#started = true;
     const mode = options.shutdown ?? 'drain';
     const reconcileAbort = new AbortController();
+    // Every worker waits on it for its next key (and a reconcile with a deadline listens to
+    // it too): as many listeners as workers is no leak, and must not trip Node's
+    // MaxListenersExceededWarning past ten workers.
+    setMaxListeners(0, reconcileAbort.signal);
     let shutdownTimer: Timer | undefined;
     let giveUp: (() => void) | undefined;
     const gaveUp = new Promise<'timeout'>((resolve) => {
