@@ -31,6 +31,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import {
   Controller,
   ControllerStartedError,
@@ -483,6 +484,9 @@ export class MultiClusterController implements ClusterAware {
           (engage.clusterFilter === undefined || engage.clusterFilter(name, cluster)),
     );
     const stop = new AbortController();
+    // Each of the cluster's reconciles in flight listens on it (removed when it ends): as
+    // many listeners as workers is no leak.
+    setMaxListeners(0, stop.signal);
     const p = this.#metricsProvider;
     const metrics: ClusterMetrics | undefined =
       p === undefined
@@ -511,13 +515,12 @@ export class MultiClusterController implements ClusterAware {
     };
     this.#engaged.set(name, engagement);
     this.#engagedGauge?.set(this.engagedClusters().length);
+    // The cluster's own signal; the run's ends every engagement through one listener (see
+    // run()), not one per cluster: a fleet of more than ten would trip Node's
+    // MaxListenersExceededWarning on the run's signal.
     const onGone = (): void => this.#disengage(engagement);
     signal.addEventListener('abort', onGone, { once: true });
-    run.addEventListener('abort', onGone, { once: true });
-    engagement.unlink = () => {
-      signal.removeEventListener('abort', onGone);
-      run.removeEventListener('abort', onGone);
-    };
+    engagement.unlink = () => signal.removeEventListener('abort', onGone);
     try {
       for (const watch of watches) engagement.attached.push(watch.attach(name, cluster));
     } catch (err) {
@@ -617,6 +620,10 @@ export class MultiClusterController implements ClusterAware {
     if (this.#started) throw new ControllerAlreadyRunningError(this.name);
     this.#started = true;
     this.#runSignal = signal;
+    const disengageAll = (): void => {
+      for (const e of [...this.#engaged.values()]) this.#disengage(e);
+    };
+    signal.addEventListener('abort', disengageAll, { once: true });
     try {
       if (!signal.aborted) {
         if (this.#local !== undefined) this.engage(signal, LOCAL_CLUSTER, this.#local);
@@ -636,7 +643,8 @@ export class MultiClusterController implements ClusterAware {
           : {}),
       });
     } finally {
-      for (const e of [...this.#engaged.values()]) this.#disengage(e);
+      signal.removeEventListener('abort', disengageAll);
+      disengageAll();
     }
   }
 

@@ -349,6 +349,67 @@ describe('multicluster: engage, reconcile, disengage', () => {
       hub.delete('configmaps', 'source', 'default');
     }
   });
+
+  for (const shape of [
+    { clusters: 12, objects: 1, what: 'a fleet of twelve clusters, one reconcile each in flight' },
+    { clusters: 1, objects: 12, what: 'twelve reconciles in flight in one cluster' },
+  ]) {
+    test(`${shape.what}, as many workers: no MaxListenersExceededWarning (the listeners on the run's, the workers' and a cluster's signal are no leak)`, async () => {
+      const workers = shape.clusters * shape.objects;
+      const warnings: string[] = [];
+      const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+      process.on('warning', onWarning);
+      const names = Array.from({ length: shape.objects }, (_, i) => `wide-${i}`);
+      for (const n of names) a.create('configmaps', cm(n));
+      let inFlight = 0;
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      const reconciled = new Set<string>();
+      const controller = new MultiClusterController({
+        name: 'wide',
+        workers,
+        logger: recordingLogger().logger,
+        reconcile: async (request, { signal }) => {
+          void signal; // the reconcile's signal listens on the worker's and the cluster's
+          inFlight++;
+          if (inFlight === workers) release();
+          await released; // every worker holds a reconcile at once
+          reconciled.add(str(request));
+        },
+      }).for(configMapsResource, {
+        filter: (obj) => obj.metadata?.name?.startsWith('wide-') === true,
+      });
+      // Each member its own cluster (own transport, cache and lane), all on one server.
+      const provider = new StaticClusterProvider({
+        clusters: Object.fromEntries(
+          Array.from({ length: shape.clusters }, (_, i) => [`member-${i}`, a.kubeConfig()]),
+        ),
+        logger: recordingLogger().logger,
+      });
+      const fleet = new MultiClusterManager(hubManager(hub), provider);
+      fleet.add(controller);
+      const stop = new AbortController();
+      const running = fleet.start(stop.signal);
+      try {
+        await eventually(
+          'every request reconciled, all at once',
+          () => reconciled.size === workers,
+        );
+        assert.equal(controller.engagedClusters().length, shape.clusters);
+      } finally {
+        stop.abort();
+        await running;
+        for (const n of names) a.delete('configmaps', n, 'default');
+        // A warning is emitted on a later tick than the listener that trips it.
+        await new Promise((r) => setImmediate(r));
+        process.off('warning', onWarning);
+      }
+      assert.deepEqual(
+        warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+        [],
+      );
+    });
+  }
 });
 
 describe('multicluster: leader election unchanged', () => {
