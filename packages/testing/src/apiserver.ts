@@ -53,6 +53,7 @@ import { ClusterRoleAggregator } from './clusterrole_aggregation.js';
 import { escalationCheckPlugin } from './escalation_check.js';
 import { RBAC_GROUP, RbacAuthorizer } from './rbac.js';
 import type { Binding, PolicySource, Role } from './rbac.js';
+import { HttpGuard } from './http_guard.js';
 import { RequestGate } from './request_gate.js';
 import {
   ServiceAccountTokens,
@@ -74,12 +75,10 @@ import type { InProcessWebhook, WebhookServiceReference } from './admission/webh
 import type { WebhookPluginDeps } from './admission/webhook_invocation.js';
 import { webhookConfigurationsFor } from './admission/webhook_install.js';
 import type { WebhookInstallOptions } from './admission/webhook_install.js';
-import { sendStatus } from './responses.js';
 import { Router } from './router.js';
 import type { RecordedRequest } from './router.js';
 import { PendingTimers } from './server_context.js';
 import type { ServerContext } from './server_context.js';
-import { failure } from './status.js';
 import { Storage } from './storage.js';
 import { crdPrinterColumns, tablePrinters } from './table.js';
 import type { WatchConnection } from './watch.js';
@@ -636,13 +635,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const o = this.#options;
     const useTls = o.https === true || o.auth?.clientCertificate === true;
     let server: Server;
-    const handler = (req: IncomingMessage, res: ServerResponse): void => {
-      this.#router.handle(req, res).catch((err: unknown) => {
-        this.#log.error('test API server: request failed', { err: errorMessage(err) });
-        if (!res.headersSent) sendStatus(res, failure(500, 'InternalError', errorMessage(err)));
-        else res.destroy();
-      });
-    };
+    const guard = new HttpGuard(this.#log, (req, res) => this.#router.handle(req, res));
+    const handler = guard.listener;
     if (useTls) {
       this.certificates = await generateTestCertificates();
       const tlsOptions = {
@@ -675,31 +669,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       server = createHttpServer(handler);
     }
     server.keepAliveTimeout = 5000;
-    // A request Node.js cannot parse (e.g. raw non-ASCII bytes in the path) gets a 400
-    // Status and the connection is closed, as kube-apiserver answers 400; a socket with a
-    // response in flight is only closed.
-    const busy = new WeakSet<object>();
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (req.httpVersionMajor === 2) return; // a stream of an HTTP/2 session, not a socket
-      busy.add(req.socket);
-      res.on('close', () => busy.delete(req.socket));
-    });
-    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-      if (!socket.writable || busy.has(socket) || err.code === 'ECONNRESET') {
-        socket.destroy();
-        return;
-      }
-      const body = JSON.stringify(
-        failure(400, 'BadRequest', `the request could not be parsed: ${err.code ?? err.message}`),
-      );
-      const raw = (err as { rawPacket?: unknown }).rawPacket;
-      const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-      socket.end(
-        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n` +
-          (head ? '' : body),
-      );
-    });
+    guard.attach(server);
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
