@@ -225,7 +225,7 @@ export interface ControllerRunOptions {
 }
 
 /**
- * The part of an informer a controller needs; {@link SharedIndexInformer} has it. The
+ * The part of an informer a controller needs; {@link cache!SharedIndexInformer} has it. The
  * informer must be started by someone else (the controller never starts one).
  *
  * @typeParam T - the object type.
@@ -677,7 +677,7 @@ export class Controller {
    * the handlers were removed. Never rejects because of a reconcile.
    *
    * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
-   * @throws {@link CacheSyncTimeoutError} (as a rejection) when its informers did not sync
+   * @throws {@link cache!CacheSyncTimeoutError} (as a rejection) when its informers did not sync
    *   within the cache sync timeout, with `onCacheSyncTimeout: 'fail'` (the default).
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {

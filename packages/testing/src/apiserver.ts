@@ -87,7 +87,11 @@ export type { RecordedRequest } from './router.js';
 export type { InProcessWebhook, WebhookServiceReference } from './admission/webhook_client.js';
 export type { WebhookInstallOptions } from './admission/webhook_install.js';
 
-/** An audit annotation admission recorded for a request (webhooks, policies). */
+/**
+ * An audit annotation admission recorded for a request (webhooks, policies).
+ *
+ * @group Webhooks
+ */
 export interface AdmissionAuditAnnotation {
   /** CREATE, UPDATE or DELETE. */
   operation: string;
@@ -107,6 +111,8 @@ export interface AdmissionAuditAnnotation {
  * Authentication the server requires. Without any, requests without credentials are
  * anonymous (`system:anonymous` in `system:unauthenticated`, as a SelfSubjectReview
  * reports); what anyone may do is decided by the server's `authorization` mode.
+ *
+ * @group Users and authorization
  */
 export interface TestApiServerAuth {
   /** Require `Authorization: Bearer <token>`; the token stands for `test-user` in `system:masters`. */
@@ -119,7 +125,11 @@ export interface TestApiServerAuth {
   clientCertificate?: boolean;
 }
 
-/** Options of {@link startTestApiServer}. */
+/**
+ * Options of {@link startTestApiServer}.
+ *
+ * @group Server
+ */
 export interface TestApiServerOptions {
   /** Serve HTTPS with throwaway certificates (default false; implied by `clientCertificate`). */
   https?: boolean;
@@ -191,7 +201,11 @@ export interface TestApiServerOptions {
   featureGates?: TestApiServerFeatureGates;
 }
 
-/** Who {@link TestApiServer.addUser} makes a kubeconfig for. */
+/**
+ * Who {@link TestApiServer.addUser} makes a kubeconfig for.
+ *
+ * @group Users and authorization
+ */
 export type TestUser =
   | {
       /** The user name. */
@@ -219,7 +233,11 @@ export type TestUser =
       audiences?: string[];
     };
 
-/** Credentials for a user of the test API server, made by {@link TestApiServer.addUser}. */
+/**
+ * Credentials for a user of the test API server, made by {@link TestApiServer.addUser}.
+ *
+ * @group Users and authorization
+ */
 export interface TestUserCredentials {
   /** Who the server takes requests with these credentials to come from. */
   readonly user: UserInfo;
@@ -231,7 +249,11 @@ export interface TestUserCredentials {
   writeKubeconfig(path: string): Promise<void>;
 }
 
-/** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
+/**
+ * Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts.
+ *
+ * @group Server
+ */
 export type ResourceRef =
   | string
   | {
@@ -241,7 +263,11 @@ export type ResourceRef =
       resource: string;
     };
 
-/** A running test API server. */
+/**
+ * A running test API server.
+ *
+ * @group Start here
+ */
 export interface TestApiServer {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   readonly url: string;
@@ -324,7 +350,11 @@ export interface TestApiServer {
   close(): Promise<void>;
 }
 
-/** A failure of the in-process helpers or of the server's start. */
+/**
+ * A failure of the in-process helpers or of the server's start.
+ *
+ * @group Server
+ */
 export class TestApiServerError extends KubeControllerKitError {}
 
 /** A user entry of a kubeconfig the server writes. */
@@ -1044,6 +1074,8 @@ function http1View(
 /**
  * Starts an in-memory Kubernetes API server on 127.0.0.1 (a free port unless `port` is
  * given). Close it with `close()` when the test is done.
+ *
+ * @group Start here
  */
 export async function startTestApiServer(
   options: TestApiServerOptions = {},

@@ -29,7 +29,11 @@ Options:
   -h, --help            show this help
 `;
 
-/** Where the CLI writes, and how a test stops it. */
+/**
+ * Where the CLI writes, and how a test stops it.
+ *
+ * @internal
+ */
 export interface CliIo {
   /** Standard output lines (default: process.stdout). */
   out?: (line: string) => void;
@@ -43,6 +47,8 @@ export interface CliIo {
  * Runs the CLI with the given arguments (without the program name). Resolves with the exit
  * code once the server has stopped (after SIGINT or SIGTERM), or at once for `--help` and
  * bad arguments. `signal` stops the server as a signal would (for tests).
+ *
+ * @internal
  */
 export async function runTestApiServerCli(argv: string[], io: CliIo = {}): Promise<number> {
   const out = io.out ?? ((l: string) => process.stdout.write(`${l}\n`));
