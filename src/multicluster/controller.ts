@@ -144,7 +144,7 @@ export interface MultiClusterControllerOptions {
    * per request 5 ms doubling to 1000 s, and 10 per second with a burst of 100 per cluster).
    */
   newRateLimiter?: () => RateLimiter;
-  /** The reconcile deadline in ms (see {@link ControllerOptions.reconcileTimeoutMs}). */
+  /** The reconcile deadline in ms (see {@link controller!ControllerOptions.reconcileTimeoutMs}). */
   reconcileTimeoutMs?: number;
   /** After how long a cluster whose watches have not synced is reported (default 120 000 ms). */
   syncTimeoutMs?: number;
@@ -246,7 +246,7 @@ export class MultiClusterController implements ClusterAware {
   #runSignal: AbortSignal | undefined;
   #started = false;
 
-  /** @throws {@link InvalidControllerOptionsError} for a missing name or reconcile, or bad numbers. */
+  /** @throws {@link controller!InvalidControllerOptionsError} for a missing name or reconcile, or bad numbers. */
   constructor(options: MultiClusterControllerOptions) {
     if (typeof options?.reconcile !== 'function') {
       throw new InvalidMultiClusterOptionsError(
@@ -312,7 +312,7 @@ export class MultiClusterController implements ClusterAware {
    * Watch the primary resource on each engaged cluster: every add, update (passing
    * `predicate`) and delete enqueues the object's own request in its cluster.
    *
-   * @throws {@link ControllerStartedError} after run().
+   * @throws {@link controller!ControllerStartedError} after run().
    */
   for<T extends KubeObject>(source: ClusterSource<T>, options: ClusterWatchOptions<T> = {}): this {
     return this.#watch('for', source, options, (obj, cluster) => [
@@ -324,7 +324,7 @@ export class MultiClusterController implements ClusterAware {
    * Watch a child resource on each engaged cluster: an event enqueues the request of the
    * child's controlling owner of `kind`, in the child's cluster.
    *
-   * @throws {@link ControllerStartedError} after run().
+   * @throws {@link controller!ControllerStartedError} after run().
    */
   owns<T extends KubeObject>(source: ClusterSource<T>, options: ClusterOwnsOptions<T>): this {
     return this.#watch('owns', source, options, (obj, cluster) =>
@@ -341,7 +341,7 @@ export class MultiClusterController implements ClusterAware {
    * of the old and of the new object are enqueued. A throwing mapper is logged; the event is
    * ignored.
    *
-   * @throws {@link ControllerStartedError} after run().
+   * @throws {@link controller!ControllerStartedError} after run().
    */
   watches<T extends KubeObject>(
     source: ClusterSource<T>,
@@ -614,7 +614,7 @@ export class MultiClusterController implements ClusterAware {
    * start the workers, and on shutdown disengage every cluster. Resolves once every worker
    * stopped (see {@link Controller.run}).
    *
-   * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
+   * @throws {@link controller!ControllerAlreadyRunningError} (as a rejection) on a second call.
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {
     if (this.#started) throw new ControllerAlreadyRunningError(this.name);

@@ -256,7 +256,7 @@ export class FairQueue implements RateLimitingWorkQueue<string> {
     this.#push(lane, item);
   }
 
-  /** Wait for the next item, taking from the lanes in turn (see {@link Queue.get}). */
+  /** Wait for the next item, taking from the lanes in turn (see {@link workqueue!Queue.get}). */
   get(signal?: AbortSignal): Promise<QueueGetResult<string>> {
     if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     if (this.#turns.length > 0) return Promise.resolve({ shutdown: false, item: this.#take() });

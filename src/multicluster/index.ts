@@ -5,9 +5,64 @@
  * a hub ({@link KubeconfigSecretProvider}) — and engage each one on a
  * {@link MultiClusterManager}, whose {@link MultiClusterController}s watch it, reconcile
  * requests that carry their cluster, and share one work queue fair across clusters
- * ({@link FairQueue}). See docs/multicluster.md.
+ * ({@link FairQueue}); a cluster that goes away is disengaged, nothing of it left running.
  *
- * @module
+ * Imported from `kube-controller-kit`. Guide: [multicluster](../../docs/multicluster.md);
+ * a complete program: [fleet-sync](../../examples/fleet-sync/README.md).
+ *
+ * ```ts
+ * import {
+ *   Manager,
+ *   MultiClusterController,
+ *   MultiClusterManager,
+ *   StaticClusterProvider,
+ *   configMapsResource,
+ * } from 'kube-controller-kit';
+ * import { startTestApiServer } from '@kube-controller-kit/testing';
+ *
+ * const [hub, a, b] = await Promise.all([
+ *   startTestApiServer(),
+ *   startTestApiServer(),
+ *   startTestApiServer(),
+ * ]);
+ * for (const [member, mode] of [[a, 'fast'], [b, 'safe']] as const) {
+ *   member.create('configmaps', {
+ *     apiVersion: 'v1',
+ *     kind: 'ConfigMap',
+ *     metadata: { name: 'settings', namespace: 'default' },
+ *     data: { mode },
+ *   });
+ * }
+ * const stop = new AbortController(); // without a signal, start() stops on SIGTERM/SIGINT
+ * const seen = new Set<string>();
+ * const fleet = new MultiClusterManager(
+ *   // The hub: leader election, probes and metrics run here.
+ *   new Manager({
+ *     kubeConfig: hub.kubeConfig(),
+ *     healthProbeBindAddress: '0', // off; default ':8081'
+ *     metricsBindAddress: '0', // off; default ':8080'
+ *   }),
+ *   new StaticClusterProvider({
+ *     clusters: { 'member-a': a.kubeConfig(), 'member-b': b.kubeConfig() },
+ *   }),
+ * );
+ * fleet.add(
+ *   new MultiClusterController({
+ *     name: 'settings',
+ *     // A request carries its cluster; the reconcile gets that cluster's handle.
+ *     reconcile: async ({ cluster, namespace, name }, { cluster: member, signal }) => {
+ *       const cm = await member.client(configMapsResource).get(name, { namespace, signal });
+ *       console.log(`${cluster} ${namespace}/${name} mode=${cm.data?.mode}`);
+ *       seen.add(cluster);
+ *       if (seen.size === 2) stop.abort();
+ *     },
+ *   }).for(configMapsResource, { filter: (cm) => cm.metadata?.name === 'settings' }),
+ * );
+ * await fleet.start(stop.signal); // resolves once every cluster was disengaged
+ * await Promise.all([hub.close(), a.close(), b.close()]);
+ * ```
+ *
+ * @module multicluster
  */
 export {
   ClusterNotFoundError,
