@@ -381,6 +381,20 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
       ],
     },
   ],
+  'fleet-sync': [
+    {
+      script: 'start',
+      stdout: [
+        /✓ default\/settings copied to member-a, member-b; apps\/feature-flags to member-a only/,
+        /✓ member-c joined at runtime: default\/settings copied to it/,
+        /✓ default\/settings changed on the hub: every member’s copy updated/,
+        /✓ member-b left at runtime: fleet\.example\.com\/synced-to of default\/settings is now member-a,member-c/,
+        /✓ apps\/feature-flags lost its label: its copy deleted from member-a, its status annotation removed/,
+        /✓ default\/settings deleted on the hub: its copies deleted from member-a and member-c/,
+        /done: default\/local-only \(not labelled\) was never copied: true/,
+      ],
+    },
+  ],
   'application-operator': [
     {
       script: 'demo',
