@@ -35,6 +35,7 @@ import { resourceQuotas } from './core/resourcequota.js';
 import { secrets } from './core/secret.js';
 import { serviceAccounts } from './core/serviceaccount.js';
 import { services } from './core/service.js';
+import { endpointSlices } from './discovery/endpointslice.js';
 import { eventsApiEvents } from './events/event.js';
 import { ingresses } from './networking/ingress.js';
 import { networkPolicies } from './networking/networkpolicy.js';
@@ -72,6 +73,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   persistentVolumeClaims,
   nodes,
   endpoints,
+  endpointSlices,
   resourceQuotas,
   statefulSets,
   daemonSets,
