@@ -21,6 +21,7 @@ import { daemonSets } from './apps/daemonset.js';
 import { deployments } from './apps/deployment.js';
 import { replicaSets } from './apps/replicaset.js';
 import { statefulSets } from './apps/statefulset.js';
+import { horizontalPodAutoscalers } from './autoscaling/horizontalpodautoscaler.js';
 import { cronJobs } from './batch/cronjob.js';
 import { jobs } from './batch/job.js';
 import { leases } from './coordination/lease.js';
@@ -78,6 +79,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   statefulSets,
   daemonSets,
   replicaSets,
+  horizontalPodAutoscalers,
   jobs,
   cronJobs,
   ingresses,

@@ -69,5 +69,6 @@ export function resourceTypeOf(def: KindDefinition): ResourceType {
   if (def.mergeType !== undefined) type.mergeType = def.mergeType;
   if (def.scale !== undefined) type.scale = { ...def.scale };
   if (def.virtual === true) type.virtual = true;
+  if (def.convert !== undefined) type.convert = def.convert;
   return type;
 }

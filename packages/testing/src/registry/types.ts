@@ -71,6 +71,12 @@ export interface ResourceType {
   mergeType?: BuiltinType;
   /** For custom resources, the name of the defining CRD. */
   crdName?: string;
+  /**
+   * A built-in kind served at several versions whose objects differ between them
+   * (HorizontalPodAutoscaler autoscaling/v2 and v1): an object at another version, as
+   * kube-apiserver's conversion functions make it. Objects are stored at `versions[0]`.
+   */
+  convert?: BuiltinConverter;
   /** Applied to stored objects before they are sent (custom resources' read-time defaults). */
   readTransform?: (stored: StoredObject) => StoredObject;
   /** The `scale` subresource (autoscaling/v1 Scale), when served. */
@@ -282,4 +288,12 @@ export interface KindDefinition {
   readonly mergeType?: BuiltinType;
   /** What differs from the generic strategy (./generic.ts). */
   readonly strategy?: Partial<ResourceStrategy>;
+  /** Conversion between its versions when they differ (default: only apiVersion changes). */
+  readonly convert?: BuiltinConverter;
 }
+
+/**
+ * Converts an object of a built-in kind to `version` (its apiVersion set to it); the object
+ * may be at any served version. Pure: returns a new object, never changes its input.
+ */
+export type BuiltinConverter = (obj: UnstructuredObject, version: string) => UnstructuredObject;
