@@ -13,7 +13,7 @@
 import type { StatusCause, UnstructuredObject } from 'kube-controller-kit';
 import { defaulter } from '../../defaults/index.js';
 import { jsonCopy } from '../../json_copy.js';
-import { ageColumn, arr, col, nameColumn, rec, str } from '../../printers.js';
+import { ageColumn, arr, col, nameColumn, rec, scalar, str } from '../../printers.js';
 import { invalidValue, required } from '../field_errors.js';
 import { defineKind } from '../kind.js';
 
@@ -236,10 +236,10 @@ function targets(o: UnstructuredObject): string {
       cell = `${cur}/${want}`;
     } else {
       const key = target.averageValue !== undefined ? 'averageValue' : 'value';
-      const cur = current[key] !== undefined ? String(current[key]) : '<unknown>';
-      cell = `${cur}/${String(target[key])}`;
+      const cur = scalar(current[key], '<unknown>');
+      cell = `${cur}/${scalar(target[key], '')}`;
       if (key === 'averageValue' && m.type !== 'Resource' && m.type !== 'ContainerResource') {
-        cell = `${cur}/${String(target[key])} (avg)`;
+        cell += ' (avg)';
       }
     }
     list.push(`${name}${cell}`);
