@@ -28,7 +28,11 @@ import { leases } from './coordination/lease.js';
 import { configMaps } from './core/configmap.js';
 import { endpoints } from './core/endpoints.js';
 import { events } from './core/event.js';
+import { limitRanges } from './core/limitrange.js';
 import { namespaces } from './core/namespace.js';
+import { persistentVolumes } from './core/persistentvolume.js';
+import { podTemplates } from './core/podtemplate.js';
+import { replicationControllers } from './core/replicationcontroller.js';
 import { nodes } from './core/node.js';
 import { persistentVolumeClaims } from './core/persistentvolumeclaim.js';
 import { pods } from './core/pod.js';
@@ -72,10 +76,14 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   clusterRoleBindings,
   deployments,
   persistentVolumeClaims,
+  persistentVolumes,
   nodes,
   endpoints,
   endpointSlices,
   resourceQuotas,
+  limitRanges,
+  podTemplates,
+  replicationControllers,
   statefulSets,
   daemonSets,
   replicaSets,
