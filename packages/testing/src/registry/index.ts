@@ -50,6 +50,12 @@ import { clusterRoles } from './rbac/clusterrole.js';
 import { roleBindings } from './rbac/rolebinding.js';
 import { roles } from './rbac/role.js';
 import { resourceTypeOf } from './kind.js';
+import { csiDrivers } from './storage/csidriver.js';
+import { csiNodes } from './storage/csinode.js';
+import { csiStorageCapacities } from './storage/csistoragecapacity.js';
+import { storageClasses } from './storage/storageclass.js';
+import { volumeAttachments } from './storage/volumeattachment.js';
+import { volumeAttributesClasses } from './storage/volumeattributesclass.js';
 import {
   localSubjectAccessReviews,
   selfSubjectAccessReviews,
@@ -93,6 +99,12 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   ingresses,
   networkPolicies,
   podDisruptionBudgets,
+  storageClasses,
+  volumeAttachments,
+  csiDrivers,
+  csiNodes,
+  csiStorageCapacities,
+  volumeAttributesClasses,
   leases,
   selfSubjectAccessReviews,
   subjectAccessReviews,
