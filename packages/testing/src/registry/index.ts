@@ -10,6 +10,7 @@
  * @module
  */
 import { groupResourceKey } from 'kube-controller-kit';
+import type { UnstructuredObject } from 'kube-controller-kit';
 import type { BuiltinType } from '../fieldmanager/builtin_schema.js';
 import { openRoot } from '../fieldmanager/builtin_schema.js';
 import { customResourceDefinitions } from './apiextensions/customresourcedefinition.js';
@@ -17,6 +18,7 @@ import { mutatingWebhookConfigurations } from './admissionregistration/mutatingw
 import { validatingAdmissionPolicies } from './admissionregistration/validatingadmissionpolicy.js';
 import { validatingAdmissionPolicyBindings } from './admissionregistration/validatingadmissionpolicybinding.js';
 import { validatingWebhookConfigurations } from './admissionregistration/validatingwebhookconfiguration.js';
+import { controllerRevisions } from './apps/controllerrevision.js';
 import { daemonSets } from './apps/daemonset.js';
 import { deployments } from './apps/deployment.js';
 import { replicaSets } from './apps/replicaset.js';
@@ -42,13 +44,18 @@ import { serviceAccounts } from './core/serviceaccount.js';
 import { services } from './core/service.js';
 import { endpointSlices } from './discovery/endpointslice.js';
 import { eventsApiEvents } from './events/event.js';
+import { ingressClasses } from './networking/ingressclass.js';
 import { ingresses } from './networking/ingress.js';
+import { ipAddresses } from './networking/ipaddress.js';
 import { networkPolicies } from './networking/networkpolicy.js';
+import { serviceCidrs } from './networking/servicecidr.js';
+import { runtimeClasses } from './node/runtimeclass.js';
 import { podDisruptionBudgets } from './policy/poddisruptionbudget.js';
 import { clusterRoleBindings } from './rbac/clusterrolebinding.js';
 import { clusterRoles } from './rbac/clusterrole.js';
 import { roleBindings } from './rbac/rolebinding.js';
 import { roles } from './rbac/role.js';
+import { priorityClasses } from './scheduling/priorityclass.js';
 import { resourceTypeOf } from './kind.js';
 import { csiDrivers } from './storage/csidriver.js';
 import { csiNodes } from './storage/csinode.js';
@@ -93,11 +100,15 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   statefulSets,
   daemonSets,
   replicaSets,
+  controllerRevisions,
   horizontalPodAutoscalers,
   jobs,
   cronJobs,
   ingresses,
   networkPolicies,
+  ingressClasses,
+  ipAddresses,
+  serviceCidrs,
   podDisruptionBudgets,
   storageClasses,
   volumeAttachments,
@@ -106,6 +117,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   csiStorageCapacities,
   volumeAttributesClasses,
   leases,
+  priorityClasses,
+  runtimeClasses,
   selfSubjectAccessReviews,
   subjectAccessReviews,
   localSubjectAccessReviews,
@@ -118,6 +131,23 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingAdmissionPolicies,
   customResourceDefinitions,
 ];
+
+/** One object kube-apiserver creates at start, with its kind's group and resource. */
+export interface BootstrapObject {
+  /** API group of its kind. */
+  group: string;
+  /** Resource of its kind. */
+  resource: string;
+  /** The object, at its kind's first version. */
+  obj: UnstructuredObject;
+}
+
+/** What kube-apiserver's bootstrap hooks create at start (a kind's `bootstrap`), in kind order. */
+export function bootstrapObjects(): BootstrapObject[] {
+  return BUILTIN_KINDS.flatMap((k) =>
+    (k.bootstrap?.() ?? []).map((obj) => ({ group: k.group, resource: k.resource, obj })),
+  );
+}
 
 /** The built-in resources, fresh objects (field selectors may be added per server). */
 export function builtinResources(): ResourceType[] {

@@ -290,6 +290,11 @@ export interface KindDefinition {
   readonly strategy?: Partial<ResourceStrategy>;
   /** Conversion between its versions when they differ (default: only apiVersion changes). */
   readonly convert?: BuiltinConverter;
+  /**
+   * The objects kube-apiserver creates at start (its bootstrap post-start hooks: the system
+   * PriorityClasses, the local APIServices), at `versions[0]`; cluster-scoped kinds only.
+   */
+  readonly bootstrap?: () => UnstructuredObject[];
 }
 
 /**
