@@ -57,6 +57,13 @@ import { roleBindings } from './rbac/rolebinding.js';
 import { roles } from './rbac/role.js';
 import { priorityClasses } from './scheduling/priorityclass.js';
 import { resourceTypeOf } from './kind.js';
+import { certificateSigningRequests } from './certificates/certificatesigningrequest.js';
+import { flowSchemas } from './flowcontrol/flowschema.js';
+import { priorityLevelConfigurations } from './flowcontrol/prioritylevelconfiguration.js';
+import { deviceClasses } from './resource/deviceclass.js';
+import { resourceClaims } from './resource/resourceclaim.js';
+import { resourceClaimTemplates } from './resource/resourceclaimtemplate.js';
+import { resourceSlices } from './resource/resourceslice.js';
 import { csiDrivers } from './storage/csidriver.js';
 import { csiNodes } from './storage/csinode.js';
 import { csiStorageCapacities } from './storage/csistoragecapacity.js';
@@ -130,6 +137,13 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingAdmissionPolicyBindings,
   validatingAdmissionPolicies,
   customResourceDefinitions,
+  certificateSigningRequests,
+  flowSchemas,
+  priorityLevelConfigurations,
+  deviceClasses,
+  resourceClaims,
+  resourceClaimTemplates,
+  resourceSlices,
 ];
 
 /** One object kube-apiserver creates at start, with its kind's group and resource. */
@@ -145,7 +159,11 @@ export interface BootstrapObject {
 /** What kube-apiserver's bootstrap hooks create at start (a kind's `bootstrap`), in kind order. */
 export function bootstrapObjects(): BootstrapObject[] {
   return BUILTIN_KINDS.flatMap((k) =>
-    (k.bootstrap?.() ?? []).map((obj) => ({ group: k.group, resource: k.resource, obj })),
+    (k.bootstrap?.(BUILTIN_KINDS) ?? []).map((obj) => ({
+      group: k.group,
+      resource: k.resource,
+      obj,
+    })),
   );
 }
 

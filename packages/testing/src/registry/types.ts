@@ -294,7 +294,7 @@ export interface KindDefinition {
    * The objects kube-apiserver creates at start (its bootstrap post-start hooks: the system
    * PriorityClasses, the local APIServices), at `versions[0]`; cluster-scoped kinds only.
    */
-  readonly bootstrap?: () => UnstructuredObject[];
+  readonly bootstrap?: (kinds: readonly KindDefinition[]) => UnstructuredObject[];
 }
 
 /**
