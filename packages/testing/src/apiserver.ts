@@ -494,6 +494,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         name: '',
         subresource: '',
         body: obj,
+        options: { seed: true },
       });
     }
     if (rbacMode) {

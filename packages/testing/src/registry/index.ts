@@ -57,6 +57,7 @@ import { roleBindings } from './rbac/rolebinding.js';
 import { roles } from './rbac/role.js';
 import { priorityClasses } from './scheduling/priorityclass.js';
 import { resourceTypeOf } from './kind.js';
+import { apiServices } from './apiregistration/apiservice.js';
 import { certificateSigningRequests } from './certificates/certificatesigningrequest.js';
 import { flowSchemas } from './flowcontrol/flowschema.js';
 import { priorityLevelConfigurations } from './flowcontrol/prioritylevelconfiguration.js';
@@ -144,6 +145,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   resourceClaims,
   resourceClaimTemplates,
   resourceSlices,
+  apiServices,
 ];
 
 /** One object kube-apiserver creates at start, with its kind's group and resource. */
