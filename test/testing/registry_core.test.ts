@@ -214,3 +214,58 @@ describe('core/v1 persistentvolumes, limitranges, podtemplates, replicationcontr
     assert.match(rc, /\nweb\s+3\s+3\s+2\s+3m\s+app\s+nginx:1\.27\s+app=web\n/);
   });
 });
+
+describe('core/v1 componentstatuses (read-only)', () => {
+  let h: KindsHarness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  it('rule: discovery lists componentstatuses (cs) with verbs get and list only', async () => {
+    const r = await h.resource('v1', 'componentstatuses');
+    assert.deepEqual(r, {
+      name: 'componentstatuses',
+      singularName: 'componentstatus',
+      namespaced: false,
+      kind: 'ComponentStatus',
+      verbs: ['get', 'list'],
+      shortNames: ['cs'],
+    });
+  });
+
+  it('rule: the scheduler, controller manager and etcd read healthy; create, delete and watch have no route (405)', async () => {
+    const list = await h.send('GET', '/api/v1/componentstatuses');
+    assert.equal(list.code, 200, list.body);
+    const t = await h.table('/api/v1/componentstatuses');
+    assert.deepEqual(t.columns, ['Name', 'Status', 'Message', 'Error']);
+    assert.deepEqual(t.rows, [
+      ['controller-manager', 'Healthy', 'ok', ''],
+      ['etcd-0', 'Healthy', 'ok', ''],
+      ['scheduler', 'Healthy', 'ok', ''],
+    ]);
+    const get = await h.send('GET', '/api/v1/componentstatuses/etcd-0');
+    assert.equal(get.code, 200);
+    for (const [method, path] of [
+      ['POST', '/api/v1/componentstatuses'],
+      ['DELETE', '/api/v1/componentstatuses/etcd-0'],
+      ['GET', '/api/v1/componentstatuses?watch=true'],
+    ] as const) {
+      const res = await h.send(
+        method,
+        path,
+        method === 'POST' ? { metadata: { name: 'x' } } : undefined,
+      );
+      assert.equal(res.code, 405, `${method} ${path}: ${res.body}`);
+      assert.equal(
+        res.json.message,
+        'the server does not allow this method on the requested resource',
+      );
+    }
+  });
+
+  it('kubectl get cs prints the components', { skip: kubectlSkip() }, async () => {
+    const out = await h.kubectl('get', 'componentstatuses');
+    assert.match(out, /^NAME\s+STATUS\s+MESSAGE\s+ERROR\ncontroller-manager\s+Healthy\s+ok\s*\n/);
+  });
+});

@@ -70,7 +70,7 @@ function resourceEntries(t: ResourceType): Record<string, unknown>[] {
     singularName: t.singular,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: t.virtual === true ? ['create'] : VERBS,
+    verbs: t.virtual === true ? ['create'] : (t.verbs ?? VERBS),
   };
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;

@@ -27,6 +27,7 @@ import { horizontalPodAutoscalers } from './autoscaling/horizontalpodautoscaler.
 import { cronJobs } from './batch/cronjob.js';
 import { jobs } from './batch/job.js';
 import { leases } from './coordination/lease.js';
+import { componentStatuses } from './core/componentstatus.js';
 import { configMaps } from './core/configmap.js';
 import { endpoints } from './core/endpoints.js';
 import { events } from './core/event.js';
@@ -105,6 +106,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   limitRanges,
   podTemplates,
   replicationControllers,
+  componentStatuses,
   statefulSets,
   daemonSets,
   replicaSets,

@@ -77,6 +77,8 @@ export interface ResourceType {
    * kube-apiserver's conversion functions make it. Objects are stored at `versions[0]`.
    */
   convert?: BuiltinConverter;
+  /** The verbs served when not all of them are (discovery lists these; others are 405). */
+  verbs?: readonly string[];
   /** Applied to stored objects before they are sent (custom resources' read-time defaults). */
   readTransform?: (stored: StoredObject) => StoredObject;
   /** The `scale` subresource (autoscaling/v1 Scale), when served. */
@@ -290,6 +292,11 @@ export interface KindDefinition {
   readonly strategy?: Partial<ResourceStrategy>;
   /** Conversion between its versions when they differ (default: only apiVersion changes). */
   readonly convert?: BuiltinConverter;
+  /**
+   * The verbs served when not all of them are (componentstatuses: get and list); other
+   * methods get go-restful's 405, and discovery lists only these.
+   */
+  readonly verbs?: readonly string[];
   /**
    * The objects kube-apiserver creates at start (its bootstrap post-start hooks: the system
    * PriorityClasses, the local APIServices), at `versions[0]`; cluster-scoped kinds only.
