@@ -269,3 +269,70 @@ describe('core/v1 componentstatuses (read-only)', () => {
     assert.match(out, /^NAME\s+STATUS\s+MESSAGE\s+ERROR\ncontroller-manager\s+Healthy\s+ok\s*\n/);
   });
 });
+
+describe('core/v1 bindings (create-only: assigns a pod to a node)', () => {
+  let h: KindsHarness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(() => h.close());
+
+  it('rule: discovery lists bindings with the create verb only', async () => {
+    const r = await h.resource('v1', 'bindings');
+    assert.deepEqual([r?.namespaced, r?.kind, r?.verbs], [true, 'Binding', ['create']]);
+  });
+
+  it("rule: a Binding sets the pod's nodeName and PodScheduled, answers a Success Status; a bound pod is 409, a missing one 404", async () => {
+    const pod = await h.send('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    assert.equal(pod.code, 201, pod.body);
+    const BINDINGS = '/api/v1/namespaces/default/bindings';
+    const bad = await h.send('POST', BINDINGS, {
+      metadata: { name: 'p' },
+      target: { kind: 'Pod' },
+    });
+    assert.equal(bad.code, 422);
+    assert.deepEqual(causes(bad), [
+      'target.kind: Unsupported value: "Pod": supported values: "Node", "<empty>"',
+      'target.name: Required value',
+    ]);
+    const bound = await h.send('POST', BINDINGS, {
+      metadata: { name: 'p' },
+      target: { kind: 'Node', name: 'node-1' },
+    });
+    assert.equal(bound.code, 201, bound.body);
+    assert.deepEqual(bound.json, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      code: 201,
+    });
+    const got = await h.send('GET', '/api/v1/namespaces/default/pods/p');
+    assert.equal((got.json.spec as { nodeName: string }).nodeName, 'node-1');
+    assert.deepEqual(
+      (got.json.status as { conditions: { type: string; status: string }[] }).conditions.map(
+        (c) => [c.type, c.status],
+      ),
+      [['PodScheduled', 'True']],
+    );
+    const again = await h.send('POST', BINDINGS, {
+      metadata: { name: 'p' },
+      target: { name: 'node-2' },
+    });
+    assert.equal(again.code, 409, again.body);
+    assert.equal(
+      again.json.message,
+      'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "node-1"',
+    );
+    const missing = await h.send('POST', BINDINGS, {
+      metadata: { name: 'nope' },
+      target: { name: 'node-1' },
+    });
+    assert.equal(missing.code, 404, missing.body);
+    const list = await h.send('GET', BINDINGS);
+    assert.equal(list.code, 405);
+  });
+});

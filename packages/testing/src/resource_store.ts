@@ -530,6 +530,10 @@ export class ResourceStore {
   ): StoredObject {
     const name = obj.metadata?.name ?? '';
     const ns = type.namespaced ? namespace : '';
+    if (type.strategy.create !== undefined) {
+      const ctx = this.#context(type, version, '', ns, opts);
+      return type.strategy.create(obj, ctx, opts.dryRun === true);
+    }
     if (opts.dryRun === true) {
       return { obj, json: JSON.stringify(obj), rv: 0, namespace: ns, key: objectKey(ns, name) };
     }

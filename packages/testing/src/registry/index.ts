@@ -27,6 +27,7 @@ import { horizontalPodAutoscalers } from './autoscaling/horizontalpodautoscaler.
 import { cronJobs } from './batch/cronjob.js';
 import { jobs } from './batch/job.js';
 import { leases } from './coordination/lease.js';
+import { bindings } from './core/binding.js';
 import { componentStatuses } from './core/componentstatus.js';
 import { configMaps } from './core/configmap.js';
 import { endpoints } from './core/endpoints.js';
@@ -107,6 +108,7 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   podTemplates,
   replicationControllers,
   componentStatuses,
+  bindings,
   statefulSets,
   daemonSets,
   replicaSets,

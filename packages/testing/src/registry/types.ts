@@ -237,6 +237,11 @@ export interface ResourceStrategy {
    * Terminating and emptied by the namespace controller). Undefined: the generic delete.
    */
   delete?(existing: StoredObject, opts: DeleteOpts, ctx: StrategyContext): StoredObject;
+  /**
+   * A kind whose REST overrides Create (Binding: assigns a pod to a node, stores nothing):
+   * called instead of storing the admitted object; what it returns is the answer.
+   */
+  create?(obj: UnstructuredObject, ctx: StrategyContext, dryRun: boolean): StoredObject;
   /** AfterCreate / AfterUpdate: run once the object is stored (not on a dry run). */
   afterWrite?(stored: StoredObject, ctx: StrategyContext): void;
   /**
