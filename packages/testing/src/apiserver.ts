@@ -37,7 +37,7 @@ import type { TestCertificates } from './certs.js';
 import { TestApiServerFaults } from './faults.js';
 import type { FaultTarget, WatchSelector } from './faults.js';
 import { OpenWatches } from './open_watches.js';
-import { builtinResources } from './registry/index.js';
+import { bootstrapObjects, builtinResources } from './registry/index.js';
 import {
   fieldPathGetter,
   groupResourceKey,
@@ -512,6 +512,20 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         name: '',
         subresource: '',
         body: { metadata: { name: ns } },
+      });
+    }
+    // kube-apiserver's bootstrap post-start hooks (system PriorityClasses, local APIServices).
+    for (const { group, resource, obj } of bootstrapObjects()) {
+      const type = this.#type({ group, resource });
+      this.#store.writeNow({
+        verb: 'create',
+        type,
+        version: type.versions[0] ?? 'v1',
+        namespace: '',
+        name: '',
+        subresource: '',
+        body: obj,
+        options: { seed: true },
       });
     }
     if (rbacMode) {

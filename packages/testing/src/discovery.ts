@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { compareGroups } from './registry/apiregistration/priorities.js';
 import type { ResourceRegistry, ResourceType } from './registry/resource_registry.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -46,7 +47,10 @@ function groupDoc(group: string, versions: string[]): Record<string, unknown> {
 /** `/apis`. */
 export function groupList(registry: ResourceRegistry): Record<string, unknown> {
   const groups: Record<string, unknown>[] = [];
-  for (const [g, vs] of registry.groups()) if (g !== '') groups.push(groupDoc(g, vs));
+  // In the aggregator's order: its own group, then by group priority (kube-apiserver 1.36).
+  const served = registry.groups();
+  const names = [...served.keys()].filter((g) => g !== '').sort(compareGroups);
+  for (const g of names) groups.push(groupDoc(g, served.get(g) ?? []));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
@@ -66,7 +70,7 @@ function resourceEntries(t: ResourceType): Record<string, unknown>[] {
     singularName: t.singular,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: t.virtual === true ? ['create'] : VERBS,
+    verbs: t.virtual === true ? ['create'] : (t.verbs ?? VERBS),
   };
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;

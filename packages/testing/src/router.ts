@@ -174,7 +174,7 @@ export class Router {
       req.resume();
       sendStatus(
         res,
-        parsed.type.virtual === true
+        parsed.type.virtual === true || parsed.type.verbs !== undefined
           ? // No route serves this method on a create-only resource (go-restful's 405).
             statusError(
               405,
@@ -338,6 +338,19 @@ function gatePath(url: URL | undefined, rawUrl: string): string {
 
 /** The verb of a resource request from its method, path and `watch` parameter. */
 function resolveVerb(method: string, p: ResourcePath, q: URLSearchParams): RequestVerb | undefined {
+  const verb = resolveAnyVerb(method, p, q);
+  // A kind that serves only some verbs (componentstatuses) has no route for the others.
+  return verb !== undefined && p.type.verbs !== undefined && !p.type.verbs.includes(verb)
+    ? undefined
+    : verb;
+}
+
+/** The verb of a resource request, whether or not its kind serves it. */
+function resolveAnyVerb(
+  method: string,
+  p: ResourcePath,
+  q: URLSearchParams,
+): RequestVerb | undefined {
   const isWatch = p.legacyWatch || q.get('watch') === 'true' || q.get('watch') === '1';
   if (p.type.virtual === true) return method === 'POST' ? 'create' : undefined;
   switch (method) {
