@@ -18,14 +18,10 @@ import type { VersionConverter } from './admission_review.js';
 import { admissionRequest } from './admission_review.js';
 import { celErrorText, evaluateCel, fromCel } from './cel.js';
 import type { AdmissionAttributes, ValidationInterface } from './interfaces.js';
-import type { MatchCondition, RuleWithOperations } from './webhook.js';
-import {
-  isExemptResource,
-  matchingVersion,
-  namespaceMatches,
-  objectMatches,
-  selectorMatches,
-} from './webhook.js';
+import type { NamedRuleWithOperations } from './rules.js';
+import { namedRulesMatch } from './rules.js';
+import type { MatchCondition } from './webhook.js';
+import { isExemptResource, namespaceMatches, objectMatches, selectorMatches } from './webhook.js';
 
 /** What the policy plugin reads. */
 export interface PolicyPluginDeps {
@@ -50,13 +46,9 @@ export interface PolicyPluginDeps {
   ): { namespaced: boolean; list(namespace: string | undefined): UnstructuredObject[] } | undefined;
 }
 
-interface NamedRule extends RuleWithOperations {
-  resourceNames?: string[];
-}
-
 interface MatchResources {
-  resourceRules?: NamedRule[];
-  excludeResourceRules?: NamedRule[];
+  resourceRules?: NamedRuleWithOperations[];
+  excludeResourceRules?: NamedRuleWithOperations[];
   namespaceSelector?: LabelSelectorSpec;
   objectSelector?: LabelSelectorSpec;
   matchPolicy?: string;
@@ -75,17 +67,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function spec(o: UnstructuredObject): Record<string, unknown> {
   return isObject(o.spec) ? o.spec : {};
-}
-
-function namedRulesMatch(
-  rules: NamedRule[],
-  attrs: AdmissionAttributes,
-  equivalent: boolean,
-): string | undefined {
-  const applicable = rules.filter(
-    (r) => (r.resourceNames ?? []).length === 0 || (r.resourceNames ?? []).includes(attrs.name),
-  );
-  return matchingVersion(applicable, attrs, equivalent);
 }
 
 /** Whether match resources select a request; the version matched, or undefined. */
