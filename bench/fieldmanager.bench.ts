@@ -3,7 +3,7 @@
 // apply, against the raw lower bound of any write (JSON.parse of the same object) in the
 // same run. There is no client-node counterpart: client-node has no API server.
 import { performance } from 'node:perf_hooks';
-import { builtinType } from '../packages/testing/src/fieldmanager/builtin_schema.js';
+import { builtinType } from '../packages/testing/src/registry/index.js';
 import type { FieldManagerScope } from '../packages/testing/src/fieldmanager/field_manager.js';
 import {
   applyToObject,

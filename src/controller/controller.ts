@@ -44,7 +44,8 @@
  *   a {@link ReconcileTimeoutError}; the attempt is an error, requeued with backoff, and
  *   counted in `controller_runtime_reconcile_timeouts_total`.
  * - **Debounce** (`debounceMs`, `maxDebounceMs`): events of one key within the window give
- *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first.
+ *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first,
+ *   at the highest priority any of them asked for (an event without one counts as 0).
  * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
  *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
  *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.

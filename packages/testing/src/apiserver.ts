@@ -37,13 +37,13 @@ import type { TestCertificates } from './certs.js';
 import { TestApiServerFaults } from './faults.js';
 import type { FaultTarget, WatchSelector } from './faults.js';
 import { OpenWatches } from './open_watches.js';
+import { builtinResources } from './registry/index.js';
 import {
-  builtinResources,
   fieldPathGetter,
   groupResourceKey,
   ResourceRegistry,
-} from './registry.js';
-import type { FieldGetter, ResourceType } from './registry.js';
+} from './registry/resource_registry.js';
+import type { FieldGetter, ResourceType } from './registry/resource_registry.js';
 import { Authenticator, SYSTEM_MASTERS, TOKEN_USER } from './authentication.js';
 import type { UserInfo } from './authentication.js';
 import { alwaysAllow, withPrivilegedGroup } from './authorization.js';
@@ -53,6 +53,7 @@ import { ClusterRoleAggregator } from './clusterrole_aggregation.js';
 import { escalationCheckPlugin } from './escalation_check.js';
 import { RBAC_GROUP, RbacAuthorizer } from './rbac.js';
 import type { Binding, PolicySource, Role } from './rbac.js';
+import { HttpGuard } from './http_guard.js';
 import { RequestGate } from './request_gate.js';
 import {
   ServiceAccountTokens,
@@ -74,12 +75,10 @@ import type { InProcessWebhook, WebhookServiceReference } from './admission/webh
 import type { WebhookPluginDeps } from './admission/webhook_invocation.js';
 import { webhookConfigurationsFor } from './admission/webhook_install.js';
 import type { WebhookInstallOptions } from './admission/webhook_install.js';
-import { sendStatus } from './responses.js';
 import { Router } from './router.js';
 import type { RecordedRequest } from './router.js';
 import { PendingTimers } from './server_context.js';
 import type { ServerContext } from './server_context.js';
-import { failure } from './status.js';
 import { Storage } from './storage.js';
 import { crdPrinterColumns, tablePrinters } from './table.js';
 import type { WatchConnection } from './watch.js';
@@ -424,6 +423,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     if (rbacMode) {
       const rbac = new RbacAuthorizer(this.#policySource());
       authorizer = withPrivilegedGroup(rbac);
+      this.#store.authorizer = authorizer;
       this.#store.admission = this.#admissionChain([
         escalationCheckPlugin(authorizer, rbac.resolver),
       ]);
@@ -472,7 +472,15 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     });
     const nsType = this.#type('namespaces');
     for (const ns of options.namespaces ?? ['default', 'kube-system', 'kube-public']) {
-      this.#store.create(nsType, 'v1', '', { metadata: { name: ns } });
+      this.#store.writeNow({
+        verb: 'create',
+        type: nsType,
+        version: 'v1',
+        namespace: '',
+        name: '',
+        subresource: '',
+        body: { metadata: { name: ns } },
+      });
     }
     if (rbacMode) {
       const policy = bootstrapPolicy();
@@ -508,17 +516,16 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         const current = this.#storage.get(key, name);
         if (current === undefined) return;
         const next = { ...structuredClone(current.obj), rules };
-        this.#store.update(
-          this.#type({ group: RBAC_GROUP, resource: 'clusterroles' }),
-          'v1',
-          '',
+        this.#store.writeNow({
+          verb: 'update',
+          type: this.#type({ group: RBAC_GROUP, resource: 'clusterroles' }),
+          version: 'v1',
+          namespace: '',
           name,
-          next,
-          '',
-          {
-            seed: true,
-          },
-        );
+          subresource: '',
+          body: next,
+          options: { seed: true },
+        });
       },
     });
   }
@@ -560,7 +567,6 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     });
     return new AdmissionChain([
       ...first,
-      this.#store.builtinDefaults(),
       mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
       this.#store.schemaValidation(),
       validatingAdmissionPolicyPlugin({
@@ -629,13 +635,8 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const o = this.#options;
     const useTls = o.https === true || o.auth?.clientCertificate === true;
     let server: Server;
-    const handler = (req: IncomingMessage, res: ServerResponse): void => {
-      this.#router.handle(req, res).catch((err: unknown) => {
-        this.#log.error('test API server: request failed', { err: errorMessage(err) });
-        if (!res.headersSent) sendStatus(res, failure(500, 'InternalError', errorMessage(err)));
-        else res.destroy();
-      });
-    };
+    const guard = new HttpGuard(this.#log, (req, res) => this.#router.handle(req, res));
+    const handler = guard.listener;
     if (useTls) {
       this.certificates = await generateTestCertificates();
       const tlsOptions = {
@@ -668,31 +669,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       server = createHttpServer(handler);
     }
     server.keepAliveTimeout = 5000;
-    // A request Node.js cannot parse (e.g. raw non-ASCII bytes in the path) gets a 400
-    // Status and the connection is closed, as kube-apiserver answers 400; a socket with a
-    // response in flight is only closed.
-    const busy = new WeakSet<object>();
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (req.httpVersionMajor === 2) return; // a stream of an HTTP/2 session, not a socket
-      busy.add(req.socket);
-      res.on('close', () => busy.delete(req.socket));
-    });
-    server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-      if (!socket.writable || busy.has(socket) || err.code === 'ECONNRESET') {
-        socket.destroy();
-        return;
-      }
-      const body = JSON.stringify(
-        failure(400, 'BadRequest', `the request could not be parsed: ${err.code ?? err.message}`),
-      );
-      const raw = (err as { rawPacket?: unknown }).rawPacket;
-      const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-      socket.end(
-        'HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n` +
-          (head ? '' : body),
-      );
-    });
+    guard.attach(server);
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -742,9 +719,21 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     const ns = obj.metadata?.namespace ?? (t.namespaced ? 'default' : '');
     const version = obj.apiVersion?.split('/').pop() ?? t.versions[0] ?? 'v1';
     const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
-    return this.#wrap(
-      () => JSON.parse(this.#store.create(t, version, ns, copy, { seed: true }).json) as T,
-    );
+    return this.#wrap(() => JSON.parse(this.#seed(t, version, ns, copy).json) as T);
+  }
+
+  /** An in-process create that keeps what it is given (status, managedFields). */
+  #seed(type: ResourceType, version: string, namespace: string, obj: UnstructuredObject) {
+    return this.#store.writeNow({
+      verb: 'create',
+      type,
+      version,
+      namespace,
+      name: '',
+      subresource: '',
+      body: obj,
+      options: { seed: true },
+    }).stored;
   }
 
   seed(resource: ResourceRef, objects: Iterable<UnstructuredObject>): void {
@@ -753,7 +742,7 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       const ns = obj.metadata?.namespace ?? (t.namespaced ? 'default' : '');
       const version = obj.apiVersion?.split('/').pop() ?? t.versions[0] ?? 'v1';
       const copy = JSON.parse(JSON.stringify(obj)) as UnstructuredObject;
-      this.#wrap(() => this.#store.create(t, version, ns, copy, { seed: true }));
+      this.#wrap(() => this.#seed(t, version, ns, copy));
     }
   }
 
@@ -765,17 +754,16 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     return this.#wrap(
       () =>
         structuredClone(
-          this.#store.update(
-            t,
+          this.#store.writeNow({
+            verb: 'update',
+            type: t,
             version,
-            ns,
-            obj.metadata?.name ?? '',
-            JSON.parse(JSON.stringify(obj)),
-            '',
-            {
-              seed: true,
-            },
-          ).obj,
+            namespace: ns,
+            name: obj.metadata?.name ?? '',
+            subresource: '',
+            body: JSON.parse(JSON.stringify(obj)),
+            options: { seed: true },
+          }).stored.obj,
         ) as T,
     );
   }
@@ -803,7 +791,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   delete(resource: ResourceRef, name: string, namespace?: string): boolean {
     const t = this.#type(resource);
     try {
-      this.#store.delete(t, namespace ?? (t.namespaced ? 'default' : ''), name);
+      this.#store.writeNow({
+        verb: 'delete',
+        type: t,
+        version: t.versions[0] ?? 'v1',
+        namespace: namespace ?? (t.namespaced ? 'default' : ''),
+        name,
+        subresource: '',
+      });
       return true;
     } catch (err) {
       if (err instanceof ApiError && err.code === 404) return false;

@@ -8,7 +8,7 @@
  * @module
  */
 import type { UnstructuredObject } from 'kube-controller-kit';
-import type { ResourceRegistry, ResourceType } from './registry.js';
+import type { ResourceRegistry, ResourceType } from './registry/resource_registry.js';
 import type { Storage, StoredObject } from './storage.js';
 
 /** A stored object with its resource type. */

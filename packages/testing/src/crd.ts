@@ -1,15 +1,15 @@
 /**
- * CustomResourceDefinition handling: validation, the status the real server sets
- * (NamesAccepted and Established), and the resource a CRD serves.
+ * CustomResourceDefinition handling: validation and the status the real server sets
+ * (NamesAccepted and Established). The resource a CRD serves is
+ * ./registry/apiextensions/customresource.ts's.
  *
  * @module
  */
 import type { StatusCause, UnstructuredObject } from 'kube-controller-kit';
-import type { ResourceType } from './registry.js';
-import { fieldPathGetter } from './registry.js';
 import { ruleCompilationCauses } from './schema/cel.js';
 
-interface CrdVersion {
+/** A version of a CRD's `spec.versions`, as read (every field unchecked). */
+export interface CrdVersion {
   name?: unknown;
   served?: unknown;
   storage?: unknown;
@@ -17,7 +17,8 @@ interface CrdVersion {
   selectableFields?: { jsonPath?: unknown }[];
 }
 
-interface CrdSpec {
+/** A CRD's `spec`, as read (every field unchecked). */
+export interface CrdSpec {
   group?: unknown;
   scope?: unknown;
   names?: {
@@ -31,16 +32,19 @@ interface CrdSpec {
   versions?: unknown;
 }
 
-function spec(crd: UnstructuredObject): CrdSpec {
+/** A CRD's spec (`{}` when it has none). */
+export function spec(crd: UnstructuredObject): CrdSpec {
   const s = crd.spec;
   return s !== null && typeof s === 'object' ? s : {};
 }
 
-function str(v: unknown): string {
+/** A string, or `''`. */
+export function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-function versions(crd: UnstructuredObject): CrdVersion[] {
+/** A CRD's versions (`[]` when it has none). */
+export function versions(crd: UnstructuredObject): CrdVersion[] {
   const v = spec(crd).versions;
   return Array.isArray(v) ? (v as CrdVersion[]) : [];
 }
@@ -136,59 +140,5 @@ export function withCrdStatus(crd: UnstructuredObject, now: string): Unstructure
       acceptedNames: names,
       storedVersions: storage ? [str(storage.name)] : [],
     },
-  };
-}
-
-/** The `scale` field of a CRD's resource type, from the storage version's subresources. */
-function scaleOfVersion(v: CrdVersion | undefined): Pick<ResourceType, 'scale'> {
-  const s = v?.subresources?.scale;
-  if (s === null || typeof s !== 'object') return {};
-  const { specReplicasPath, statusReplicasPath, labelSelectorPath } = s as Record<string, unknown>;
-  if (typeof specReplicasPath !== 'string' || typeof statusReplicasPath !== 'string') return {};
-  return {
-    scale: {
-      specReplicasPath,
-      statusReplicasPath,
-      ...(typeof labelSelectorPath === 'string' && { labelSelectorPath }),
-    },
-  };
-}
-
-/** The resource a CRD serves. */
-export function crdResourceType(crd: UnstructuredObject): ResourceType {
-  const s = spec(crd);
-  const vs = versions(crd).filter((v) => v.served !== false);
-  const storage = vs.find((v) => v.storage === true);
-  const ordered = [
-    ...(storage ? [str(storage.name)] : []),
-    ...vs.filter((v) => v !== storage).map((v) => str(v.name)),
-  ];
-  const kind = str(s.names?.kind);
-  const fieldSelectors = new Map<string, ReturnType<typeof fieldPathGetter>>();
-  for (const v of vs) {
-    for (const f of v.selectableFields ?? []) {
-      const p = str(f.jsonPath).replace(/^\./, '');
-      if (p) fieldSelectors.set(p, fieldPathGetter(p));
-    }
-  }
-  const shortNames = s.names?.shortNames;
-  const categories = s.names?.categories;
-  return {
-    group: str(s.group),
-    resource: str(s.names?.plural),
-    kind,
-    listKind: str(s.names?.listKind) || `${kind}List`,
-    singular: str(s.names?.singular) || kind.toLowerCase(),
-    shortNames: Array.isArray(shortNames) ? shortNames.map(str) : [],
-    categories: Array.isArray(categories) ? categories.map(str) : [],
-    namespaced: str(s.scope) === 'Namespaced',
-    versions: ordered,
-    statusSubresource: vs.some((v) => v.subresources?.status !== undefined),
-    ...scaleOfVersion(storage),
-    strategicMerge: false,
-    fieldSelectors,
-    nameRule: 'subdomain',
-    tracksGeneration: true,
-    crdName: crd.metadata?.name ?? '',
   };
 }

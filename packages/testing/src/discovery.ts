@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ResourceRegistry, ResourceType } from './registry.js';
+import type { ResourceRegistry, ResourceType } from './registry/resource_registry.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 

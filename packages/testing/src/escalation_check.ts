@@ -230,8 +230,10 @@ export function escalationCheckPlugin(
       });
       let granted: PolicyRule[];
       if (kind === 'role') {
-        // The request's name: '' on create, as kube-apiserver's request info has it.
-        const requestName = ctx.old === undefined ? '' : name;
+        // The request's name, as kube-apiserver's RoleEscalationAuthorized reads it from the
+        // request info: '' for a POST, the URL's for a PUT, PATCH or apply, even one that
+        // creates the role.
+        const requestName = ctx.operation === 'create' ? '' : ctx.name;
         if (authorizer.authorize(attrs('escalate', ctx.type.resource, requestName)).allowed) return;
         granted = rulesOf(obj);
       } else {

@@ -11,7 +11,7 @@
 import type { OwnerReference, UnstructuredObject } from 'kube-controller-kit';
 import type { ControllerStore, Held } from './controller_store.js';
 import type { OwnerIndex } from './owner_index.js';
-import { groupResourceKey } from './registry.js';
+import { groupResourceKey } from './registry/resource_registry.js';
 import { jsonCopy as clone } from './json_copy.js';
 
 /** The collector over an owner graph. */

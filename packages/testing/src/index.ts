@@ -33,7 +33,7 @@ export type {
   RequestVerb,
   WatchSelector,
 } from './faults.js';
-export type { FieldGetter } from './registry.js';
+export type { FieldGetter } from './registry/resource_registry.js';
 export { CertificateGenerationError, generateTestCertificates } from './certs.js';
 export type { TestCertificateOptions, TestCertificates } from './certs.js';
 export { runTestApiServerCli } from './cli.js';

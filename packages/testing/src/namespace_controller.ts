@@ -10,8 +10,8 @@
  */
 import { KubeControllerKitError } from 'kube-controller-kit';
 import type { ControllerStore } from './controller_store.js';
-import { groupResourceKey } from './registry.js';
-import type { ResourceType } from './registry.js';
+import { groupResourceKey } from './registry/resource_registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
 import { jsonCopy as clone } from './json_copy.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -7,6 +7,7 @@
  * @module
  */
 import { errorMessage } from 'kube-controller-kit';
+import type { ApiError } from 'kube-controller-kit';
 import {
   decodeObject,
   hasProtobuf,
@@ -14,8 +15,7 @@ import {
   ProtobufDecodeError,
 } from './protobuf/codec.js';
 import { badRequest, statusError } from './status.js';
-import type { ResourceType } from './registry.js';
-import type { ApiError } from 'kube-controller-kit';
+import type { ResourceType } from './registry/resource_registry.js';
 
 /** How a response renders objects. */
 export interface Rendering {

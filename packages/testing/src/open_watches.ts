@@ -5,8 +5,8 @@
  * @module
  */
 import type { WatchSelector } from './faults.js';
-import { groupResourceKey } from './registry.js';
-import type { ResourceType } from './registry.js';
+import { groupResourceKey } from './registry/resource_registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
 import type { ChangeEvent } from './storage.js';
 import type { WatchConnection } from './watch.js';
 

@@ -13,7 +13,7 @@
 import type { UnstructuredObject } from 'kube-controller-kit';
 import { BUILTIN_API_PACKAGES } from './builtin_packages.js';
 import { BUILTIN_OPENAPI_SCHEMAS } from './builtin_schemas.js';
-import type { ResourceRegistry, ResourceType } from './registry.js';
+import type { ResourceRegistry, ResourceType } from './registry/resource_registry.js';
 import { KUBERNETES_VERSION } from './discovery.js';
 
 type Schema = Record<string, unknown>;

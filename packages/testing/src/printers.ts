@@ -7,9 +7,11 @@
  * cell shows the default. Kinds without printers of their own get kube-apiserver's
  * default columns (Name, Created At) or, here, Name and Age.
  *
+ * This file holds the column builders and cells; each kind's columns are in its file under
+ * ./registry (its `printers`).
+ *
  * @module
  */
-import { groupResourceKey } from 'kube-controller-kit';
 import type { UnstructuredObject } from 'kube-controller-kit';
 
 /** One column of a Table. */
@@ -62,7 +64,8 @@ const NAME_DESCRIPTION =
 const AGE_DESCRIPTION =
   'CreationTimestamp is a timestamp representing the server time when this object was created.';
 
-function col(name: string, type = 'string', priority = 0, description = ''): TableColumn {
+/** A column definition (priority 1: shown with `-o wide`). */
+export function col(name: string, type = 'string', priority = 0, description = ''): TableColumn {
   return { name, type, format: '', description, priority };
 }
 
@@ -88,21 +91,25 @@ type Obj = Record<string, unknown>;
 export function rec(v: unknown): Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
 }
-function arr(v: unknown): Obj[] {
+/** A value as a list of objects (`[]` when it is not a list). */
+export function arr(v: unknown): Obj[] {
   return Array.isArray(v) ? v.map(rec) : [];
 }
-function num(v: unknown): number {
+/** A value as a number (0 when it is not one). */
+export function num(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
 /** A string or number (a quantity, an int-or-string) as text; `none` otherwise. */
-function scalar(v: unknown, none: string): string {
+export function scalar(v: unknown, none: string): string {
   return typeof v === 'string' || typeof v === 'number' ? String(v) : none;
 }
-function str(v: unknown, none = '<none>'): string {
+/** A non-empty string, or `none`. */
+export function str(v: unknown, none = '<none>'): string {
   return typeof v === 'string' && v !== '' ? v : none;
 }
 
-function podStatus(o: UnstructuredObject): string {
+/** A pod's STATUS cell: its reason or phase, a container's waiting or terminated reason, `Terminating`. */
+export function podStatus(o: UnstructuredObject): string {
   const status = rec(o.status);
   let reason = str(status.reason, str(status.phase, 'Unknown'));
   for (const cs of arr(status.containerStatuses)) {
@@ -118,7 +125,7 @@ function podStatus(o: UnstructuredObject): string {
 }
 
 /** `k=v,k2=v2` sorted by key, as Go's labels.FormatLabels; `<none>` when empty. */
-function formatLabels(v: unknown): string {
+export function formatLabels(v: unknown): string {
   const entries = Object.entries(rec(v))
     .map(([k, x]) => `${k}=${String(x)}`)
     .sort();
@@ -130,7 +137,7 @@ function formatLabels(v: unknown): string {
  * `k in (a,b)`, `k notin (a)`, `k`, `!k`), as FormatLabelSelector; `<none>` when it
  * selects everything.
  */
-function formatLabelSelector(v: unknown): string {
+export function formatLabelSelector(v: unknown): string {
   const sel = rec(v);
   const reqs: [string, string][] = Object.entries(rec(sel.matchLabels)).map(([k, x]) => [
     k,
@@ -168,7 +175,7 @@ function templateContainers(o: UnstructuredObject, ...path: string[]): Obj[] {
 }
 
 /** The wide Containers and Images columns of a workload, comma-joined as kubectl shows them. */
-function containerColumns(...path: string[]): Printer[] {
+export function containerColumns(...path: string[]): Printer[] {
   return [
     {
       column: col('Containers', 'string', 1, 'Names of each container in the template.'),
@@ -188,12 +195,12 @@ function containerColumns(...path: string[]): Printer[] {
 }
 
 /** The wide Selector column of a workload. */
-function selectorColumn(cell: (o: UnstructuredObject) => unknown): Printer {
+export function selectorColumn(cell: (o: UnstructuredObject) => unknown): Printer {
   return { column: col('Selector', 'string', 1), cell: (o) => formatLabelSelector(cell(o)) };
 }
 
 /** An integer status field (0 when absent). */
-function statusCount(name: string, field: string, description = ''): Printer {
+export function statusCount(name: string, field: string, description = ''): Printer {
   return {
     column: col(name, 'integer', 0, description),
     cell: (o) => num(rec(o.status)[field]),
@@ -206,7 +213,8 @@ function conditionTrue(o: UnstructuredObject, type: string): boolean {
   return c?.status === 'True';
 }
 
-function jobStatus(o: UnstructuredObject): string {
+/** A Job's STATUS cell, from its conditions. */
+export function jobStatus(o: UnstructuredObject): string {
   if (conditionTrue(o, 'Complete')) return 'Complete';
   if (conditionTrue(o, 'Failed')) return 'Failed';
   if (o.metadata?.deletionTimestamp !== undefined) return 'Terminating';
@@ -215,7 +223,8 @@ function jobStatus(o: UnstructuredObject): string {
   return 'Running';
 }
 
-function jobCompletions(o: UnstructuredObject): string {
+/** A Job's COMPLETIONS cell (`succeeded/completions`). */
+export function jobCompletions(o: UnstructuredObject): string {
   const spec = rec(o.spec);
   const succeeded = num(rec(o.status).succeeded);
   // kube-apiserver defaults completions and parallelism to 1 when both are unset.
@@ -225,7 +234,8 @@ function jobCompletions(o: UnstructuredObject): string {
   return parallelism > 1 ? `${succeeded}/1 of ${parallelism}` : `${succeeded}/1`;
 }
 
-function jobDuration(o: UnstructuredObject, now: number): string {
+/** A Job's DURATION cell: from its start to its completion (or now). */
+export function jobDuration(o: UnstructuredObject, now: number): string {
   const status = rec(o.status);
   const start = typeof status.startTime === 'string' ? Date.parse(status.startTime) : NaN;
   if (Number.isNaN(start)) return '';
@@ -234,7 +244,7 @@ function jobDuration(o: UnstructuredObject, now: number): string {
 }
 
 /** `RWO,ROX,RWX,RWOP`, in that order, as the access modes helper prints them. */
-function accessModes(v: unknown): string {
+export function accessModes(v: unknown): string {
   const modes = Array.isArray(v) ? v : [];
   const short: [string, string][] = [
     ['ReadWriteOnce', 'RWO'],
@@ -254,7 +264,7 @@ function hostPort(host: string, port: number): string {
 }
 
 /** The first three addresses (with ports) of an Endpoints, then `+ N more...`. */
-function formatEndpoints(o: UnstructuredObject): string {
+export function formatEndpoints(o: UnstructuredObject): string {
   const subsets = arr(o.subsets);
   if (subsets.length === 0) return '<none>';
   const max = 3;
@@ -275,7 +285,7 @@ function formatEndpoints(o: UnstructuredObject): string {
 }
 
 /** The Ready condition of a node, then SchedulingDisabled when cordoned. */
-function nodeStatus(o: UnstructuredObject): string {
+export function nodeStatus(o: UnstructuredObject): string {
   const ready = arr(rec(o.status).conditions).find((c) => c.type === 'Ready');
   const status =
     ready === undefined ? ['Unknown'] : [ready.status === 'True' ? 'Ready' : 'NotReady'];
@@ -283,7 +293,8 @@ function nodeStatus(o: UnstructuredObject): string {
   return status.join(',');
 }
 
-function nodeRoles(o: UnstructuredObject): string {
+/** A node's ROLES cell, from its `node-role.kubernetes.io/*` labels. */
+export function nodeRoles(o: UnstructuredObject): string {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(o.metadata?.labels ?? {})) {
     if (k.startsWith('node-role.kubernetes.io/')) {
@@ -294,17 +305,19 @@ function nodeRoles(o: UnstructuredObject): string {
   return roles.size === 0 ? '<none>' : [...roles].sort().join(',');
 }
 
-function nodeAddress(o: UnstructuredObject, type: string): string {
+/** A node's address of a type (`InternalIP`, `ExternalIP`). */
+export function nodeAddress(o: UnstructuredObject, type: string): string {
   const a = arr(rec(o.status).addresses).find((x) => x.type === type);
   return str(a?.address);
 }
 
-function nodeInfo(field: string): (o: UnstructuredObject) => string {
+/** A cell from a node's `status.nodeInfo` field. */
+export function nodeInfo(field: string): (o: UnstructuredObject) => string {
   return (o) => str(rec(rec(o.status).nodeInfo)[field], '<unknown>');
 }
 
 /** `cpu: 1/4, memory: 1Gi/8Gi` for requests or for `limits.*`, sorted by resource. */
-function quotaColumn(limits: boolean): (o: UnstructuredObject) => string {
+export function quotaColumn(limits: boolean): (o: UnstructuredObject) => string {
   return (o) => {
     const status = rec(o.status);
     const hard = rec(status.hard);
@@ -328,7 +341,8 @@ function subjects(kind: 'User' | 'Group' | 'ServiceAccount'): (o: UnstructuredOb
       .join(', ');
 }
 
-function bindingPrinters(): Printer[] {
+/** The columns of RoleBindings and ClusterRoleBindings. */
+export function bindingPrinters(): Printer[] {
   return [
     nameColumn,
     {
@@ -351,7 +365,7 @@ function bindingPrinters(): Printer[] {
  * The columns of kube-apiserver's default table convertor (kinds without printers of
  * their own: roles, cluster roles, CRDs): Name and the creation time in RFC 3339.
  */
-function createdAtPrinters(): Printer[] {
+export function createdAtPrinters(): Printer[] {
   return [
     nameColumn,
     {
@@ -381,7 +395,7 @@ interface EventView {
 }
 
 /** Where the fields an Event API renames live in its objects. */
-interface EventFieldNames {
+export interface EventFieldNames {
   lastTimestamp: string;
   firstTimestamp: string;
   count: string;
@@ -392,7 +406,7 @@ interface EventFieldNames {
 }
 
 /** core/v1 Event. */
-const CORE_EVENT: EventFieldNames = {
+export const CORE_EVENT: EventFieldNames = {
   lastTimestamp: 'lastTimestamp',
   firstTimestamp: 'firstTimestamp',
   count: 'count',
@@ -403,7 +417,7 @@ const CORE_EVENT: EventFieldNames = {
 };
 
 /** events.k8s.io/v1 Event: kube-apiserver converts it to the core fields before printing. */
-const EVENTS_API_EVENT: EventFieldNames = {
+export const EVENTS_API_EVENT: EventFieldNames = {
   lastTimestamp: 'deprecatedLastTimestamp',
   firstTimestamp: 'deprecatedFirstTimestamp',
   count: 'deprecatedCount',
@@ -437,7 +451,8 @@ function eventFirstSeen(e: EventView, now: number): string {
 }
 
 /** kube-apiserver's event columns, over either Event API. */
-function eventPrinters(view: (o: UnstructuredObject) => EventView): Printer[] {
+export function eventPrinters(names: EventFieldNames): Printer[] {
+  const view = eventView(names);
   const on =
     <T>(f: (e: EventView, now: number) => T) =>
     (o: UnstructuredObject, now: number): T =>
@@ -498,392 +513,4 @@ function eventPrinters(view: (o: UnstructuredObject) => EventView): Printer[] {
     },
     { column: { ...nameColumn.column, priority: 1 }, cell: (o) => o.metadata?.name ?? '' },
   ];
-}
-
-const BUILTIN: Record<string, Printer[]> = {
-  pods: [
-    nameColumn,
-    {
-      column: col(
-        'Ready',
-        'string',
-        0,
-        'The aggregate readiness state of this pod for accepting traffic.',
-      ),
-      cell: (o) => {
-        const total = arr(rec(o.spec).containers).length;
-        const ready = arr(rec(o.status).containerStatuses).filter((c) => c.ready === true).length;
-        return `${ready}/${total}`;
-      },
-    },
-    {
-      column: col('Status', 'string', 0, 'The aggregate status of the containers in this pod.'),
-      cell: podStatus,
-    },
-    {
-      column: col(
-        'Restarts',
-        'string',
-        0,
-        'The number of times the containers in this pod have been restarted.',
-      ),
-      cell: (o) =>
-        String(arr(rec(o.status).containerStatuses).reduce((n, c) => n + num(c.restartCount), 0)),
-    },
-    ageColumn,
-    { column: col('IP', 'string', 1), cell: (o) => str(rec(o.status).podIP) },
-    { column: col('Node', 'string', 1), cell: (o) => str(rec(o.spec).nodeName) },
-    {
-      column: col('Nominated Node', 'string', 1),
-      cell: (o) => str(rec(o.status).nominatedNodeName),
-    },
-    {
-      column: col('Readiness Gates', 'string', 1),
-      cell: (o) => {
-        const gates = arr(rec(o.spec).readinessGates);
-        return gates.length === 0 ? '<none>' : `0/${gates.length}`;
-      },
-    },
-  ],
-  'deployments.apps': [
-    nameColumn,
-    {
-      column: col('Ready', 'string', 0, 'Number of the pod with ready state'),
-      cell: (o) => `${num(rec(o.status).readyReplicas)}/${num(rec(o.spec).replicas ?? 1)}`,
-    },
-    {
-      column: col(
-        'Up-to-date',
-        'string',
-        0,
-        'Total number of non-terminated pods targeted by this deployment that have the desired template spec.',
-      ),
-      cell: (o) => num(rec(o.status).updatedReplicas),
-    },
-    {
-      column: col(
-        'Available',
-        'string',
-        0,
-        'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
-      ),
-      cell: (o) => num(rec(o.status).availableReplicas),
-    },
-    ageColumn,
-    {
-      column: col('Containers', 'string', 1),
-      cell: (o) =>
-        arr(rec(rec(rec(o.spec).template).spec).containers)
-          .map((c) => str(c.name, ''))
-          .join(','),
-    },
-    {
-      column: col('Images', 'string', 1),
-      cell: (o) =>
-        arr(rec(rec(rec(o.spec).template).spec).containers)
-          .map((c) => str(c.image, ''))
-          .join(','),
-    },
-    selectorColumn((o) => rec(o.spec).selector),
-  ],
-  services: [
-    nameColumn,
-    {
-      column: col('Type', 'string', 0, 'The type of the service.'),
-      cell: (o) => str(rec(o.spec).type, 'ClusterIP'),
-    },
-    {
-      column: col('Cluster-IP', 'string', 0, 'The IP address of the service.'),
-      cell: (o) => str(rec(o.spec).clusterIP),
-    },
-    {
-      column: col('External-IP', 'string', 0, 'The external IP address of the service.'),
-      cell: (o) => {
-        const ips = rec(o.spec).externalIPs;
-        return Array.isArray(ips) && ips.length > 0 ? ips.join(',') : '<none>';
-      },
-    },
-    {
-      column: col('Port(s)', 'string', 0, 'The ports of the service.'),
-      cell: (o) => {
-        const ports = arr(rec(o.spec).ports).map(
-          (p) =>
-            `${num(p.port)}${typeof p.nodePort === 'number' ? `:${p.nodePort}` : ''}/${str(p.protocol, 'TCP')}`,
-        );
-        return ports.length === 0 ? '<none>' : ports.join(',');
-      },
-    },
-    ageColumn,
-    {
-      column: col('Selector', 'string', 1),
-      cell: (o) => {
-        const sel = Object.entries(rec(rec(o.spec).selector));
-        return sel.length === 0 ? '<none>' : sel.map(([k, v]) => `${k}=${String(v)}`).join(',');
-      },
-    },
-  ],
-  configmaps: [
-    nameColumn,
-    {
-      column: col('Data', 'integer', 0, 'The number of keys in this ConfigMap.'),
-      cell: (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length,
-    },
-    ageColumn,
-  ],
-  secrets: [
-    nameColumn,
-    {
-      column: col('Type', 'string', 0, 'The type of the secret.'),
-      cell: (o) => str(o.type, 'Opaque'),
-    },
-    {
-      column: col('Data', 'integer', 0, 'The number of keys in this Secret.'),
-      cell: (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.stringData)).length,
-    },
-    ageColumn,
-  ],
-  namespaces: [
-    nameColumn,
-    {
-      column: col('Status', 'string', 0, 'The status of the namespace.'),
-      cell: (o) => str(rec(o.status).phase, 'Active'),
-    },
-    ageColumn,
-  ],
-  'leases.coordination.k8s.io': [
-    nameColumn,
-    {
-      column: col('Holder', 'string', 0, 'The holder of the lease.'),
-      cell: (o) => str(rec(o.spec).holderIdentity, ''),
-    },
-    ageColumn,
-  ],
-  'statefulsets.apps': [
-    nameColumn,
-    {
-      column: col('Ready', 'string', 0, 'Number of the pod with ready state'),
-      // kube-apiserver defaults spec.replicas to 1.
-      cell: (o) => `${num(rec(o.status).readyReplicas)}/${num(rec(o.spec).replicas ?? 1)}`,
-    },
-    ageColumn,
-    ...containerColumns('spec', 'template'),
-  ],
-  'daemonsets.apps': [
-    nameColumn,
-    statusCount('Desired', 'desiredNumberScheduled'),
-    statusCount('Current', 'currentNumberScheduled'),
-    statusCount('Ready', 'numberReady'),
-    statusCount('Up-to-date', 'updatedNumberScheduled'),
-    statusCount('Available', 'numberAvailable'),
-    {
-      column: col('Node Selector', 'string'),
-      cell: (o) => formatLabels(rec(rec(rec(o.spec).template).spec).nodeSelector),
-    },
-    ageColumn,
-    ...containerColumns('spec', 'template'),
-    selectorColumn((o) => rec(o.spec).selector),
-  ],
-  'replicasets.apps': [
-    nameColumn,
-    {
-      column: col('Desired', 'integer'),
-      cell: (o) => num(rec(o.spec).replicas ?? 1),
-    },
-    statusCount('Current', 'replicas'),
-    statusCount('Ready', 'readyReplicas'),
-    ageColumn,
-    ...containerColumns('spec', 'template'),
-    selectorColumn((o) => rec(o.spec).selector),
-  ],
-  'jobs.batch': [
-    nameColumn,
-    { column: col('Status', 'string', 0, 'Status of the job.'), cell: jobStatus },
-    { column: col('Completions', 'string'), cell: jobCompletions },
-    {
-      column: col('Duration', 'string', 0, 'Time required to complete the job.'),
-      cell: jobDuration,
-    },
-    ageColumn,
-    ...containerColumns('spec', 'template'),
-    selectorColumn((o) => rec(o.spec).selector),
-  ],
-  'cronjobs.batch': [
-    nameColumn,
-    { column: col('Schedule', 'string'), cell: (o) => str(rec(o.spec).schedule, '') },
-    { column: col('Timezone', 'string'), cell: (o) => str(rec(o.spec).timeZone) },
-    {
-      column: col('Suspend', 'boolean'),
-      // kube-apiserver defaults spec.suspend to false.
-      cell: (o) => (rec(o.spec).suspend === true ? 'True' : 'False'),
-    },
-    { column: col('Active', 'integer'), cell: (o) => arr(rec(o.status).active).length },
-    {
-      column: col('Last Schedule', 'string'),
-      cell: (o, now) => {
-        const last = rec(o.status).lastScheduleTime;
-        return last === undefined ? '<none>' : ageOf(last, now);
-      },
-    },
-    ageColumn,
-    ...containerColumns('spec', 'jobTemplate', 'spec', 'template'),
-    selectorColumn((o) => rec(rec(rec(o.spec).jobTemplate).spec).selector),
-  ],
-  'ingresses.networking.k8s.io': [
-    nameColumn,
-    { column: col('Class', 'string'), cell: (o) => str(rec(o.spec).ingressClassName) },
-    {
-      column: col('Hosts', 'string'),
-      cell: (o) => {
-        const rules = arr(rec(o.spec).rules);
-        const hosts = rules.map((r) => str(r.host, '')).filter((h) => h !== '');
-        if (hosts.length === 0) return '*';
-        const shown = hosts.slice(0, 3).join(',');
-        return rules.length > 3 ? `${shown} + ${rules.length - 3} more...` : shown;
-      },
-    },
-    {
-      column: col('Address', 'string'),
-      cell: (o) => {
-        const ingress = arr(rec(rec(o.status).loadBalancer).ingress);
-        const addrs = new Set(
-          ingress.map((i) => str(i.ip, '') || str(i.hostname, '')).filter((a) => a !== ''),
-        );
-        return [...addrs].sort().join(',');
-      },
-    },
-    {
-      column: col('Ports', 'string'),
-      cell: (o) => (arr(rec(o.spec).tls).length > 0 ? '80, 443' : '80'),
-    },
-    ageColumn,
-  ],
-  'networkpolicies.networking.k8s.io': [
-    nameColumn,
-    {
-      column: col('Pod-Selector', 'string'),
-      cell: (o) => formatLabelSelector(rec(o.spec).podSelector),
-    },
-    ageColumn,
-  ],
-  'poddisruptionbudgets.policy': [
-    nameColumn,
-    {
-      column: col(
-        'Min Available',
-        'string',
-        0,
-        'The minimum number of pods that must be available.',
-      ),
-      cell: (o) => scalar(rec(o.spec).minAvailable, 'N/A'),
-    },
-    {
-      column: col(
-        'Max Unavailable',
-        'string',
-        0,
-        'The maximum number of pods that may be unavailable.',
-      ),
-      cell: (o) => scalar(rec(o.spec).maxUnavailable, 'N/A'),
-    },
-    statusCount(
-      'Allowed Disruptions',
-      'disruptionsAllowed',
-      'Calculated number of pods that may be disrupted at this time.',
-    ),
-    ageColumn,
-  ],
-  persistentvolumeclaims: [
-    nameColumn,
-    {
-      column: col('Status', 'string'),
-      // kube-apiserver defaults status.phase to Pending.
-      cell: (o) =>
-        o.metadata?.deletionTimestamp !== undefined
-          ? 'Terminating'
-          : str(rec(o.status).phase, 'Pending'),
-    },
-    { column: col('Volume', 'string'), cell: (o) => str(rec(o.spec).volumeName, '') },
-    {
-      column: col('Capacity', 'string'),
-      cell: (o) =>
-        str(rec(o.spec).volumeName, '') === ''
-          ? ''
-          : scalar(rec(rec(o.status).capacity).storage, '0'),
-    },
-    {
-      column: col('Access Modes', 'string'),
-      cell: (o) =>
-        str(rec(o.spec).volumeName, '') === '' ? '' : accessModes(rec(o.status).accessModes),
-    },
-    {
-      column: col('StorageClass', 'string', 0, 'StorageClass of the pvc'),
-      cell: (o) =>
-        str(rec(o.spec).storageClassName, '') ||
-        str(o.metadata?.annotations?.['volume.beta.kubernetes.io/storage-class'], ''),
-    },
-    {
-      column: col('VolumeAttributesClass', 'string', 0, 'VolumeAttributesClass of the pvc'),
-      cell: (o) => str(rec(o.spec).volumeAttributesClassName, '<unset>'),
-    },
-    ageColumn,
-    { column: col('VolumeMode', 'string', 1), cell: (o) => str(rec(o.spec).volumeMode, '<unset>') },
-  ],
-  nodes: [
-    nameColumn,
-    { column: col('Status', 'string', 0, 'The status of the node'), cell: nodeStatus },
-    { column: col('Roles', 'string', 0, 'The roles of the node'), cell: nodeRoles },
-    ageColumn,
-    {
-      column: col('Version', 'string'),
-      cell: (o) => str(rec(rec(o.status).nodeInfo).kubeletVersion, ''),
-    },
-    { column: col('Internal-IP', 'string', 1), cell: (o) => nodeAddress(o, 'InternalIP') },
-    { column: col('External-IP', 'string', 1), cell: (o) => nodeAddress(o, 'ExternalIP') },
-    { column: col('OS-Image', 'string', 1), cell: nodeInfo('osImage') },
-    { column: col('Kernel-Version', 'string', 1), cell: nodeInfo('kernelVersion') },
-    { column: col('Container-Runtime', 'string', 1), cell: nodeInfo('containerRuntimeVersion') },
-  ],
-  endpoints: [nameColumn, { column: col('Endpoints', 'string'), cell: formatEndpoints }, ageColumn],
-  resourcequotas: [
-    nameColumn,
-    {
-      column: col(
-        'Request',
-        'string',
-        0,
-        'Request represents a minimum amount of cpu/memory that a container may consume.',
-      ),
-      cell: quotaColumn(false),
-    },
-    {
-      column: col(
-        'Limit',
-        'string',
-        0,
-        'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.',
-      ),
-      cell: quotaColumn(true),
-    },
-    ageColumn,
-  ],
-  serviceaccounts: [
-    nameColumn,
-    { column: col('Secrets', 'string'), cell: (o) => arr(o.secrets).length },
-    ageColumn,
-  ],
-  'roles.rbac.authorization.k8s.io': createdAtPrinters(),
-  'clusterroles.rbac.authorization.k8s.io': createdAtPrinters(),
-  'customresourcedefinitions.apiextensions.k8s.io': createdAtPrinters(),
-  'rolebindings.rbac.authorization.k8s.io': bindingPrinters(),
-  'clusterrolebindings.rbac.authorization.k8s.io': bindingPrinters(),
-  events: eventPrinters(eventView(CORE_EVENT)),
-  'events.events.k8s.io': eventPrinters(eventView(EVENTS_API_EVENT)),
-};
-
-/**
- * The printers of a built-in resource, or undefined when kube-apiserver has none for it
- * (the caller falls back to Name and Age).
- */
-export function builtinPrinters(group: string, resource: string): Printer[] | undefined {
-  return BUILTIN[groupResourceKey(group, resource)];
 }

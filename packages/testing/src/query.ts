@@ -9,10 +9,10 @@ import { errorMessage, parseFieldSelector, parseLabelSelector } from 'kube-contr
 import type { FieldSelector, LabelSelector } from 'kube-controller-kit';
 import { parseShardQuery } from './feature_gates.js';
 import type { TestApiServerFeatureGates } from './feature_gates.js';
-import type { ResourceType } from './registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
+import type { ListQuery } from './list.js';
 import type {
   DeleteOpts,
-  ListQuery,
   PropagationPolicy,
   ResourceStore,
   WriteOptions,

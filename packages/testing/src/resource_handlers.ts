@@ -20,16 +20,15 @@ import {
   protobufType,
 } from './protobuf/codec.js';
 import { parseDeleteOptions, parseListQuery, parseWriteOptions } from './query.js';
-import { groupResourceKey } from './registry.js';
-import { jsonPatchApplyError, ResourceStore, TooLargeResourceVersion } from './resource_store.js';
-import type { ListQuery, ListResult, WriteOptions } from './resource_store.js';
+import { groupResourceKey } from './registry/resource_registry.js';
+import { TooLargeResourceVersion } from './list.js';
+import type { ListQuery, ListResult } from './list.js';
+import { ResourceStore } from './resource_store.js';
+import type { WriteOptions, WriteRequest } from './resource_store.js';
 import { readBody, sendBody, sendJson, warningHeaders } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, methodNotAllowed, statusError } from './status.js';
-import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
-import type { UnstructuredObject } from 'kube-controller-kit';
 import type { StoredObject } from './storage.js';
-import { fromScale, toScale } from './scale.js';
 import { answerReview } from './reviews.js';
 import { answerTokenRequest } from './service_account_tokens.js';
 import { renderTable } from './table.js';
@@ -207,14 +206,16 @@ export class ResourceHandlers {
     const { type } = r;
     const opts = parseDeleteOptions(await this.#bodyText(req), r.query);
     const writeOptions = this.#requestOptions(req, r, { warnings: [] as string[] });
-    const out = await this.#ctx.store.deleteAsync(
+    const { stored: out } = await this.#ctx.store.write({
+      verb: 'delete',
       type,
-      r.version,
-      r.namespace,
-      r.name,
-      opts,
-      writeOptions,
-    );
+      version: r.version,
+      namespace: r.namespace,
+      name: r.name,
+      subresource: '',
+      deleteOptions: opts,
+      options: writeOptions,
+    });
     const gone =
       this.#ctx.storage.get(groupResourceKey(type.group, type.resource), out.key) === undefined;
     // kube-apiserver answers 200 whether the object went or was only marked (finalizers, a
@@ -335,12 +336,12 @@ export class ResourceHandlers {
     rendering: Rendering,
   ): Promise<void> {
     const { store } = this.#ctx;
-    const { type, version, namespace, name } = r;
-    const send = (code: number, obj: UnstructuredObject, headers = {}): void =>
-      this.#send(res, rendering, code, JSON.stringify(toScale(type, obj)), headers);
+    const { type, namespace, name } = r;
+    const send = (code: number, stored: StoredObject, headers = {}): void =>
+      this.#send(res, rendering, code, JSON.stringify(store.scaleOf(type, stored)), headers);
     const existing = store.get(type, namespace, name);
     if (r.verb === 'get') {
-      send(200, existing.obj);
+      send(200, existing);
       return;
     }
     if (r.verb !== 'update' && r.verb !== 'patch') {
@@ -348,12 +349,9 @@ export class ResourceHandlers {
     }
     const { bytes, contentType } = await this.#readWriteBody(req);
     const body = await this.#decodeBody(r, contentType, bytes);
-    let written: unknown = body;
-    if (r.verb === 'patch') written = patchScale(toScale(type, existing.obj), contentType, body);
     const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
-    const next = fromScale(type, existing.obj, written);
-    const stored = await store.updateAsync(type, version, namespace, name, next, 'scale', opts);
-    send(200, stored.obj, warningHeaders(opts.warnings));
+    const { stored } = await store.write(this.#writeRequest(r, 'scale', contentType, body, opts));
+    send(200, stored, warningHeaders(opts.warnings));
   }
 
   /** A TokenRequest (`POST serviceaccounts/<name>/token`): a signed token for the ServiceAccount. */
@@ -409,9 +407,9 @@ export class ResourceHandlers {
     r: ResourceRequest,
   ): Promise<void> {
     const { store } = this.#ctx;
-    const { type, version, namespace, name } = r;
+    const { type, namespace, name } = r;
     if (r.verb === 'get') {
-      sendJson(res, 200, JSON.stringify(store.getScale(type, namespace, name)));
+      sendJson(res, 200, JSON.stringify(store.scaleOf(type, store.get(type, namespace, name))));
       return;
     }
     if (r.verb !== 'update' && r.verb !== 'patch') {
@@ -429,11 +427,8 @@ export class ResourceHandlers {
     const opts = this.#requestOptions(req, r, parseWriteOptions(r.query, r.verb));
     const contentType =
       (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
-    const scale =
-      r.verb === 'update'
-        ? await store.updateScaleAsync(type, version, namespace, name, body, opts)
-        : await store.patchScaleAsync(type, version, namespace, name, contentType, body, opts);
-    sendJson(res, 200, JSON.stringify(scale), warningHeaders(opts.warnings));
+    const { stored } = await store.write(this.#writeRequest(r, 'scale', contentType, body, opts));
+    sendJson(res, 200, JSON.stringify(store.scaleOf(type, stored)), warningHeaders(opts.warnings));
   }
 
   /**
@@ -482,8 +477,7 @@ export class ResourceHandlers {
    * webhook. As on kube-apiserver, the write is made and admitted at the request's version
    * (webhooks and policies see `kind` and `requestKind` at it; its schema validates it; its
    * managedFields entry names it): the store converts the stored object to it, and the
-   * result to the storage version to store it. A patch other than an apply patches the
-   * object read at the request's version. The answer is converted back.
+   * result to the storage version to store it. The answer is converted back.
    */
   async #commitConvertedWrite(
     r: ResourceRequest,
@@ -491,26 +485,7 @@ export class ResourceHandlers {
     body: unknown,
     opts: WriteOptions,
   ): Promise<{ code: number; stored: StoredObject }> {
-    const { store } = this.#ctx;
-    let written: { code: number; stored: StoredObject };
-    if (r.verb === 'patch' && contentType !== APPLY_PATCH) {
-      const current = await this.#readAt(r, store.get(r.type, r.namespace, r.name));
-      const patched = patchScale(current.obj, contentType, body);
-      written = {
-        code: 200,
-        stored: await store.updateAsync(
-          r.type,
-          r.version,
-          r.namespace,
-          r.name,
-          patched,
-          r.subresource,
-          opts,
-        ),
-      };
-    } else {
-      written = await this.#commitWrite(r, contentType, body, opts);
-    }
+    const written = await this.#commitWrite(r, contentType, body, opts);
     return { code: written.code, stored: await this.#readAt(r, written.stored) };
   }
 
@@ -528,61 +503,34 @@ export class ResourceHandlers {
     body: unknown,
     opts: WriteOptions,
   ): Promise<{ code: number; stored: StoredObject }> {
-    const { store } = this.#ctx;
-    const { type, version, namespace, name, subresource } = r;
     const verb: RequestVerb = r.verb;
-    switch (verb) {
-      case 'create':
-        return {
-          code: 201,
-          stored: await store.createAsync(type, version, namespace, body, opts),
-        };
-      case 'update':
-        return {
-          code: 200,
-          stored: await store.updateAsync(type, version, namespace, name, body, subresource, opts),
-        };
-      case 'patch': {
-        const out = await store.patchAsync(
-          type,
-          version,
-          namespace,
-          name,
-          contentType,
-          body,
-          subresource,
-          opts,
-        );
-        return { code: out.created ? 201 : 200, stored: out.stored };
-      }
-      default:
-        throw methodNotAllowed(verb, type.group, type.resource);
+    if (verb !== 'create' && verb !== 'update' && verb !== 'patch') {
+      throw methodNotAllowed(verb, r.type.group, r.type.resource);
     }
+    const out = await this.#ctx.store.write(
+      this.#writeRequest(r, r.subresource, contentType, body, opts),
+    );
+    return { code: out.created ? 201 : 200, stored: out.stored };
   }
-}
 
-/** A patch of an object (a Scale, or a converted custom resource), by patch content type. */
-function patchScale(scale: UnstructuredObject, contentType: string, body: unknown): unknown {
-  try {
-    switch (contentType) {
-      case 'application/merge-patch+json':
-        return applyMergePatch(scale, body);
-      case 'application/strategic-merge-patch+json':
-        return strategicMerge(scale, body);
-      case 'application/json-patch+json':
-        return applyJsonPatch(scale, body);
-      default:
-        throw statusError(
-          415,
-          'UnsupportedMediaType',
-          'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
-        );
-    }
-  } catch (err) {
-    if (err instanceof PatchError) {
-      if (err.code === 400) throw badRequest(err.message);
-      throw jsonPatchApplyError();
-    }
-    throw err;
+  /** The store's request for a write (create, update or patch) of a resource request. */
+  #writeRequest(
+    r: ResourceRequest,
+    subresource: string,
+    contentType: string,
+    body: unknown,
+    opts: WriteOptions,
+  ): WriteRequest {
+    return {
+      verb: r.verb === 'create' ? 'create' : r.verb === 'update' ? 'update' : 'patch',
+      type: r.type,
+      version: r.version,
+      namespace: r.namespace,
+      name: r.verb === 'create' ? '' : r.name,
+      subresource,
+      body,
+      contentType,
+      options: opts,
+    };
   }
 }

@@ -1,73 +1,93 @@
 /**
- * Object lifecycle of the test API server, independent of HTTP: create, get, list, update,
- * patch, delete and deletecollection with kube-apiserver's rules (uid, creationTimestamp,
- * generation on spec changes only, generateName, finalizers and deletionTimestamp,
- * optimistic concurrency, the status subresource, namespaces that must exist) and its
- * errors as `Status` objects (thrown as {@link ApiError}).
+ * The generic store of the test API server, as kube-apiserver's
+ * `registry/generic/registry/store.go`: create, update, patch, apply, delete, list and get
+ * with kube-apiserver's rules and errors (`Status` objects thrown as {@link ApiError}),
+ * calling the kind's strategy (./registry) at each step where kinds differ. It names no
+ * kind.
+ *
+ * A write's steps, in kube-apiserver's order:
+ *
+ * - create: decode (envelope, namespace, the kind's decoding defaults) → namespace lifecycle
+ *   → mutating admission → uid, creationTimestamp, a name from `generateName` → BeforeCreate
+ *   (BeginCreate, PrepareForCreate, Validate and the metadata rules, WarningsOnCreate,
+ *   Canonicalize) → on a create through an update, the `create` authorization → validating
+ *   admission → managedFields → conversion to the storage version → stored if the name is
+ *   free (409 AlreadyExists) → AfterCreate.
+ * - update, patch, apply (and a write through `/scale`): one GuaranteedUpdate loop around
+ *   one attempt — read the object, make the new one from it (the body, the patch applied, the
+ *   configuration applied; decoding defaults), mutating admission, the resourceVersion
+ *   precondition, BeforeUpdate (BeginUpdate, PrepareForUpdate, ValidateUpdate and the
+ *   metadata rules, WarningsOnUpdate, Canonicalize), validating admission, managedFields,
+ *   conversion — stored if the object is still the one read, else the attempt is made again
+ *   (a webhook or conversion call let another write land). Only a resourceVersion the client
+ *   sent answers 409. A missing object is created when the kind allows it or by an apply.
+ * - delete: admission (requests), preconditions, the kind's delete or the generic one
+ *   (finalizers, the garbage collector's finalizers, a grace period).
  *
  * @module
  */
-import { KubeControllerKitError, matchesShardRanges } from 'kube-controller-kit';
-import type { ShardQuery } from './feature_gates.js';
 import { randomUUID } from 'node:crypto';
+import { ApiError, KubeControllerKitError } from 'kube-controller-kit';
 import type {
-  ApiError,
   Clock,
   FieldSelector,
-  LabelSelector,
   ObjectMeta,
   StatusCause,
   UnstructuredObject,
 } from 'kube-controller-kit';
-import { crdResourceType, validateCrd, withCrdStatus } from './crd.js';
-import { builtinType } from './fieldmanager/builtin_schema.js';
+import { AdmissionChain, isPromise } from './admission/chain.js';
+import type {
+  AdmissionAttributes,
+  MaybePromise,
+  WriteOperation,
+  WriteOptions,
+} from './admission/interfaces.js';
+import { schemaValidationPlugin } from './admission/schema_validation.js';
+import type { Authorizer } from './authorization.js';
+import { alwaysAllow, forbiddenStatus } from './authorization.js';
+import type { ControllerStore } from './controller_store.js';
+import { openRoot } from './fieldmanager/builtin_schema.js';
 import type { FieldManagerScope } from './fieldmanager/field_manager.js';
 import { applyToObject, updateManagedFields } from './fieldmanager/field_manager.js';
 import { managerOrUserAgent, validatePatchOptions } from './fieldmanager/options.js';
 import type { JsonValue } from './fieldmanager/path.js';
 import type { MapType } from './fieldmanager/schema.js';
-import { customResourceType } from './fieldmanager/schema.js';
+import { customResourceType as customResourceMergeType } from './fieldmanager/schema.js';
+import { GarbageCollector } from './garbage_collector.js';
+import { NamespaceController } from './namespace_controller.js';
+import { OwnerIndex } from './owner_index.js';
 import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
-import type { ResourceRegistry, ResourceType } from './registry.js';
-import { groupResourceKey } from './registry.js';
+import { stableJson } from './registry/generic.js';
+import type { ResourceRegistry } from './registry/resource_registry.js';
+import { groupResourceKey } from './registry/resource_registry.js';
+import type {
+  DeleteOpts,
+  RegistryServices,
+  ResourceType,
+  StoreReader,
+  StrategyContext,
+} from './registry/types.js';
+import { fromScale, scaleCodec, SCALE_KIND } from './scale.js';
+import type { ScaleCodec } from './scale.js';
+import { CustomResourceSchemas } from './schema/index.js';
+import type { CustomResourceSchema, Scale } from './schema/index.js';
 import {
   alreadyExists,
   badRequest,
   conflict,
   invalid,
   notFound,
-  pathNotFound,
   qualified,
   statusError,
-  tooOld,
 } from './status.js';
 import type { Storage, StoredObject } from './storage.js';
 import { objectKey } from './storage.js';
-import { OwnerIndex } from './owner_index.js';
-import type { ControllerStore } from './controller_store.js';
-import { GarbageCollector } from './garbage_collector.js';
-import { NamespaceController } from './namespace_controller.js';
 import { nameErrors, validateObjectMeta } from './validation.js';
-import {
-  CustomResourceSchemas,
-  defaultOnRead,
-  scaleOf,
-  validateCustomResource,
-  withReplicas,
-} from './schema/index.js';
-import { fromScale, toScale } from './scale.js';
-import { builtinDefaultsPlugin } from './admission/builtin_defaults.js';
-import { podQOSClass } from './defaults/qos.js';
-import { AdmissionChain, isPromise } from './admission/chain.js';
-import type { AdmissionAttributes, WriteOperation, WriteOptions } from './admission/interfaces.js';
-import { schemaValidationPlugin } from './admission/schema_validation.js';
-import {
-  isWebhookConfiguration,
-  validateWebhookConfiguration,
-} from './admission/webhook_validation.js';
-import type { CustomResourceSchema, Scale } from './schema/index.js';
-import { selectableFields } from './watch.js';
+import { checkFieldSelector, listObjects } from './list.js';
+import type { ListQuery, ListResult } from './list.js';
 import { jsonCopy as clone } from './json_copy.js';
+import { runSteps } from './write_steps.js';
+import type { AdmissionPoint, ConversionPoint, WriteSteps } from './write_steps.js';
 
 /** The patch content types the server accepts. */
 export const PATCH_TYPES = [
@@ -77,41 +97,19 @@ export const PATCH_TYPES = [
   'application/apply-patch+yaml',
 ] as const;
 
+/** The content type of server-side apply. */
+const APPLY_PATCH = 'application/apply-patch+yaml';
+
 export type { WriteOperation, WriteOptions } from './admission/interfaces.js';
+export type { DeleteOpts, PropagationPolicy } from './registry/types.js';
 
 /**
- * A point of a write where admission runs: the store yields it and resumes with the
- * admitted object, so that one write path serves in-process writes (admitted
- * synchronously) and requests (whose admission may call webhooks).
+ * How many attempts a GuaranteedUpdate makes before it gives up. kube-apiserver has no
+ * count: its loop ends when the write lands or the request's deadline (34 s) passes, which
+ * answers 504. A count stands in for the deadline (the fake clock does not move while a
+ * write waits on a webhook).
  */
-interface AdmissionPoint {
-  readonly attrs: AdmissionAttributes;
-  readonly obj: UnstructuredObject | undefined;
-  /**
-   * Which half of the chain runs here: a create runs `mutate` before the registry's
-   * BeforeCreate and `validate` after it, as kube-apiserver does; the other writes run
-   * both at one point.
-   */
-  readonly phase: AdmissionPhase;
-}
-
-/** The part of the admission chain an admission point runs. */
-type AdmissionPhase = 'both' | 'mutate' | 'validate';
-
-/** The kind admission sees on a write through `/scale`. */
-const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
-
-/**
- * A point of a write where its object changes version through a CRD's conversion webhook
- * (kube-apiserver admits a write at the request's version and converts it to the storage
- * version when it encodes it for storage): the store yields it and resumes with the object
- * at `version`.
- */
-interface ConversionPoint {
-  readonly convert: UnstructuredObject;
-  readonly type: ResourceType;
-  readonly version: string;
-}
+export const MAX_UPDATE_ATTEMPTS = 10;
 
 /** Converts custom resources between the versions of a CRD (its conversion webhook). */
 export interface WriteConverter {
@@ -127,57 +125,46 @@ export interface WriteConverter {
   ): Promise<UnstructuredObject[]>;
 }
 
-/** A write's steps, suspended at its admission and conversion points. */
-type WriteSteps<T> = Generator<AdmissionPoint | ConversionPoint, T, UnstructuredObject | undefined>;
-
-/** Delete options (the DeleteOptions body). */
-export interface DeleteOpts {
-  /** Preconditions that must hold. */
-  preconditions?: { uid?: string; resourceVersion?: string };
-  /** Grace period (pods). */
-  gracePeriodSeconds?: number;
-  /** Store nothing. */
-  dryRun?: boolean;
-  /** The deprecated `orphanDependents` (true: as `propagationPolicy: Orphan`). */
-  orphanDependents?: boolean;
-  /** What happens to the object's dependents (objects naming it in `ownerReferences`). */
-  propagationPolicy?: PropagationPolicy;
+/** One write to the store: what a create, update, patch, apply or delete request says. */
+export interface WriteRequest {
+  /** create (POST), update (PUT), patch (PATCH, apply included) or delete. */
+  readonly verb: 'create' | 'update' | 'patch' | 'delete';
+  /** The resource written. */
+  readonly type: ResourceType;
+  /** The request's version. */
+  readonly version: string;
+  /** The request's namespace ('' for cluster scope). */
+  readonly namespace: string;
+  /** The name in the URL ('' for a create). */
+  readonly name: string;
+  /** '' for the main resource, `status` or `scale`. */
+  readonly subresource: string;
+  /** The decoded body (an object, a patch, an applied configuration, a Scale). */
+  readonly body?: unknown;
+  /** A patch's content type. */
+  readonly contentType?: string;
+  /** The write's options and request facts. */
+  readonly options?: WriteOptions;
+  /** A delete's options. */
+  readonly deleteOptions?: DeleteOpts;
 }
 
-/** DeleteOptions' `propagationPolicy`. */
-export type PropagationPolicy = 'Foreground' | 'Background' | 'Orphan';
-
-/** A list result before rendering. */
-export interface ListResult {
-  /** The snapshot version. */
-  rv: number;
-  /** The selected items of this page. */
-  items: StoredObject[];
-  /** Continue token, '' on the last page. */
-  continueToken: string;
-  /** Items after this page, when known. */
-  remaining: number | undefined;
+/** What a write stored. */
+export interface WriteResult {
+  /** The stored object (or, for a dry run, what would have been). */
+  readonly stored: StoredObject;
+  /** Whether the write created the object (201). */
+  readonly created: boolean;
 }
 
-/** Query of a list. */
-export interface ListQuery {
-  /** Namespace, or undefined for all. */
-  namespace: string | undefined;
-  /** Label selector. */
-  label: LabelSelector | undefined;
-  /** Field selector. */
-  field: FieldSelector | undefined;
-  /** resourceVersion parameter. */
-  resourceVersion: string | undefined;
-  /** resourceVersionMatch parameter. */
-  resourceVersionMatch: string | undefined;
-  /** Page size (0 = all). */
-  limit: number;
-  /** Continue token. */
-  continueToken: string | undefined;
-  /** Shard selector applied (feature gate ShardedListAndWatch), if any. */
-  shard?: ShardQuery;
-}
+/** An update attempt's outcome: the object to store, and over what. */
+type Attempt =
+  | { readonly op: 'create'; readonly obj: UnstructuredObject; readonly version: string }
+  | {
+      readonly op: 'update';
+      readonly obj: UnstructuredObject;
+      readonly existing: StoredObject;
+    };
 
 const NAME_CHARS = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -189,72 +176,73 @@ function isObject(v: unknown): v is Record<string, unknown> {
  * The object with `apiVersion` as the field manager reads it: itself when it already says
  * so (the field manager never changes the objects it is given), else a shallow copy.
  */
-function atVersion(o: UnstructuredObject, apiVersion: string): { [k: string]: JsonValue } {
+function atApiVersion(o: UnstructuredObject, apiVersion: string): { [k: string]: JsonValue } {
   const out = o.apiVersion === apiVersion ? o : { ...o, apiVersion };
   return out as unknown as { [k: string]: JsonValue };
 }
 
-function stable(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
-  if (isObject(v)) {
-    return `{${Object.keys(v)
-      .sort()
-      .filter((k) => v[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${stable(v[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
-function specPart(obj: UnstructuredObject, withStatus: boolean): string {
-  const rest: Record<string, unknown> = { ...obj };
-  delete rest.metadata;
-  delete rest.apiVersion;
-  delete rest.kind;
-  if (!withStatus) delete rest.status;
-  return stable(rest);
-}
-
-/** Encodes a continue token (the same shape kube-apiserver uses). */
-export function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64');
-}
-
-function decodeContinue(token: string): { rv: number; start: string } {
-  try {
-    const d = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as unknown;
-    if (isObject(d) && typeof d.rv === 'number' && typeof d.start === 'string') {
-      return { rv: d.rv, start: d.start };
-    }
-  } catch {
-    // fall through
-  }
-  throw badRequest(
-    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+/** 415 for a patch type the resource does not take. */
+function unsupportedPatch(accepted: readonly string[]): ApiError {
+  return statusError(
+    415,
+    'UnsupportedMediaType',
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
   );
 }
 
-/** The lifecycle logic over a {@link Storage} and a {@link ResourceRegistry}. */
+/** The patched object (400 for a malformed patch, 422 for a JSON patch that does not apply). */
+function applyPatch(
+  type: ResourceType,
+  current: UnstructuredObject,
+  contentType: string,
+  body: unknown,
+): unknown {
+  try {
+    switch (contentType) {
+      case 'application/merge-patch+json':
+        if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
+        return applyMergePatch(current, body);
+      case 'application/json-patch+json':
+        return applyJsonPatch(current, body);
+      case 'application/strategic-merge-patch+json':
+        if (!type.strategicMerge) {
+          throw unsupportedPatch(PATCH_TYPES.filter((t) => !t.startsWith('application/strategic')));
+        }
+        if (!isObject(body))
+          throw new PatchError('strategic merge patch must be a JSON object', 400);
+        return strategicMerge(current, body);
+      default:
+        throw unsupportedPatch(PATCH_TYPES);
+    }
+  } catch (err) {
+    if (err instanceof PatchError) {
+      if (err.code === 400) throw badRequest(err.message);
+      throw jsonPatchApplyError();
+    }
+    throw err;
+  }
+}
+
+/** The generic store over a {@link Storage} and a {@link ResourceRegistry}. */
 export class ResourceStore {
   readonly #storage: Storage;
   readonly #registry: ResourceRegistry;
   readonly #clock: Clock;
   readonly #watchCache: boolean;
-  /** The owner graph, when the garbage collector is on. */
   /** The garbage collector, when on. */
   readonly #collector: GarbageCollector | undefined;
   /** The namespace controller. */
   readonly #namespaces: NamespaceController;
+  /** What strategies read. */
+  readonly #reader: StoreReader;
+  /** What strategies' REST overrides and after-hooks act through. */
+  readonly #services: RegistryServices;
+  readonly #schemas = new CustomResourceSchemas();
 
   /**
-   * @param storage - objects; @param registry - resources; @param clock - for timestamps.
-   * @param watchCache - serve lists at resourceVersion "0" whole, ignoring `limit`, as
-   * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
-   */
-  /**
    * The admission chain every create, update, patch, apply and delete passes (see
-   * ./admission): built-in defaults and the custom resource schema by default; the server
-   * puts its full chain (policies, webhooks) here.
+   * ./admission): the custom resource schema by default; the server puts its full chain
+   * (policies, webhooks) here.
    */
   admission: AdmissionChain;
 
@@ -265,6 +253,18 @@ export class ResourceStore {
    */
   converter: WriteConverter | undefined;
 
+  /**
+   * Who may do what: a PUT, PATCH or apply that creates its object is authorized again as
+   * `create` (kube-apiserver's create-on-update authorization). Default: everyone.
+   */
+  authorizer: Authorizer = alwaysAllow;
+
+  /**
+   * @param storage - objects; @param registry - resources; @param clock - for timestamps.
+   * @param watchCache - serve lists at resourceVersion "0" whole, ignoring `limit`, as
+   * kube-apiserver's watch cache does (false: page them, as with `--watch-cache=false`).
+   * @param garbageCollection - run the garbage collector.
+   */
   constructor(
     storage: Storage,
     registry: ResourceRegistry,
@@ -279,21 +279,44 @@ export class ResourceStore {
     const controllerStore: ControllerStore = {
       storage,
       registry,
-      delete: (type, namespace, name, opts) => this.delete(type, namespace, name, opts),
+      delete: (type, namespace, name, opts) =>
+        this.writeNow({
+          verb: 'delete',
+          type,
+          version: type.versions[0] ?? 'v1',
+          namespace,
+          name,
+          subresource: '',
+          deleteOptions: opts ?? {},
+        }).stored,
       remove: (type, namespace, obj) => this.#remove(type, namespace, obj),
     };
     this.#collector = garbageCollection
       ? new GarbageCollector(new OwnerIndex(storage), controllerStore)
       : undefined;
-    this.#namespaces = new NamespaceController(controllerStore);
-    this.admission = new AdmissionChain([this.builtinDefaults(), this.schemaValidation()]);
-  }
-
-  /** The `builtin-defaults` admission plugin over this store's Services. */
-  builtinDefaults(): ReturnType<typeof builtinDefaultsPlugin> {
-    return builtinDefaultsPlugin(() =>
-      this.#storage.list(groupResourceKey('', 'services')).map((s) => s.obj),
-    );
+    const namespaces = new NamespaceController(controllerStore);
+    this.#namespaces = namespaces;
+    this.#reader = {
+      get: (grKey, key) => storage.get(grKey, key),
+      list: (grKey, namespace) => storage.list(grKey, namespace),
+    };
+    this.#services = {
+      serve: (type) => registry.add(type),
+      served: (group, resource) => registry.byGroupResource(group, resource),
+      dropResource: (group, resource, crdName) => this.#dropResource(group, resource, crdName),
+      commit: (type, namespace, name, obj) =>
+        storage.commit(
+          'MODIFIED',
+          groupResourceKey(type.group, type.resource),
+          namespace,
+          name,
+          obj,
+        ),
+      customResourceSchema: (type, version) => this.customResourceSchema(type, version),
+      namespaceTerminating: (name) => namespaces.namespaceTerminating(name),
+      finishIfEmpty: (name) => namespaces.finishIfEmpty(name),
+    };
+    this.admission = new AdmissionChain([this.schemaValidation()]);
   }
 
   /** The `schema` admission plugin over this store's CustomResourceDefinitions. */
@@ -301,230 +324,587 @@ export class ResourceStore {
     return schemaValidationPlugin((type, version) => this.customResourceSchema(type, version));
   }
 
-  /** Runs a write's steps in-process: admission must answer synchronously. */
-  #run<T>(steps: WriteSteps<T>): T {
-    let step = steps.next();
-    while (step.done !== true) {
-      if ('convert' in step.value) {
-        throw new KubeControllerKitError(
-          `an in-process write of ${step.value.type.kind} cannot call its conversion webhook: write it at the storage version, or over HTTP`,
-        );
-      }
-      const { attrs, obj, phase } = step.value;
-      const out = this.#admitPhase(phase, { ...attrs, inProcess: true }, obj);
-      if (out instanceof Promise) {
-        throw new KubeControllerKitError(
-          `admission of an in-process write of ${attrs.type.kind} did not answer synchronously`,
-        );
-      }
-      step = steps.next(out);
-    }
-    return step.value;
+  // ---------------------------------------------------------------- the one write path
+
+  /** Makes a request's write: admission may call out (webhooks), conversion webhooks too. */
+  async write(req: WriteRequest): Promise<WriteResult> {
+    return runSteps(this.#write(req, false), (p) => this.#answer(p, false));
   }
 
-  /** Runs a request's write steps: admission may call out (webhooks). */
-  async #runAsync<T>(steps: WriteSteps<T>): Promise<T> {
-    let step = steps.next();
-    while (step.done !== true) {
-      if ('convert' in step.value) {
-        const { convert, type, version } = step.value;
-        const converter = this.converter;
-        const [out] = converter ? await converter.convert(type, [convert], version) : [];
-        step = steps.next(out ?? convert);
+  /**
+   * Makes an in-process write (seeding, the server's own controllers): admission must answer
+   * at once (webhooks and policies skip in-process writes), and no conversion webhook is
+   * called.
+   */
+  writeNow(req: WriteRequest): WriteResult {
+    const out = runSteps(this.#write(req, true), (p) => this.#answer(p, true));
+    if (isPromise(out)) {
+      throw new KubeControllerKitError(
+        `an in-process write of ${req.type.kind} did not complete synchronously`,
+      );
+    }
+    return out;
+  }
+
+  /** Answers a write's admission or conversion point. */
+  #answer(
+    point: AdmissionPoint | ConversionPoint,
+    inProcess: boolean,
+  ): MaybePromise<UnstructuredObject | undefined> {
+    if ('convert' in point) {
+      const { convert, type, version } = point;
+      if (inProcess) {
+        throw new KubeControllerKitError(
+          `an in-process write of ${type.kind} cannot call its conversion webhook: write it at the storage version, or over HTTP`,
+        );
+      }
+      const converter = this.converter;
+      if (converter === undefined) return convert;
+      return converter.convert(type, [convert], version).then(([out]) => out ?? convert);
+    }
+    const { attrs, obj, phase } = point;
+    const out =
+      phase === 'mutate'
+        ? this.admission.mutate(attrs, obj)
+        : phase === 'validate'
+          ? this.admission.validate(attrs, obj)
+          : this.admission.admit(attrs, obj);
+    if (inProcess && isPromise(out)) {
+      throw new KubeControllerKitError(
+        `admission of an in-process write of ${attrs.type.kind} did not answer synchronously`,
+      );
+    }
+    return out;
+  }
+
+  *#write(req: WriteRequest, inProcess: boolean): WriteSteps<WriteResult> {
+    const { type } = req;
+    if (type.virtual === true) {
+      throw badRequest(
+        `${type.kind} is a review: it is answered, never stored (POST it over HTTP)`,
+      );
+    }
+    const opts = req.options ?? {};
+    switch (req.verb) {
+      case 'create':
+        return { stored: yield* this.#create(req, opts, inProcess), created: true };
+      case 'delete':
+        return { stored: yield* this.#delete(req, opts, inProcess), created: false };
+      case 'patch':
+      case 'update':
+        return yield* this.#guaranteedUpdate(req, opts, inProcess);
+    }
+  }
+
+  // ---------------------------------------------------------------- create
+
+  *#create(req: WriteRequest, opts: WriteOptions, inProcess: boolean): WriteSteps<StoredObject> {
+    const { type, version, namespace } = req;
+    const obj = this.#decode(type, version, namespace, req.body, opts);
+    const ready = yield* this.#createSteps(req, obj, opts, inProcess, 'create', false);
+    // Admission may have waited (webhooks): the name may have been taken meanwhile.
+    const name = ready.metadata?.name ?? '';
+    const grKey = groupResourceKey(type.group, type.resource);
+    if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
+      throw alreadyExists(type.group, type.resource, name);
+    }
+    return this.#commitCreate(type, namespace, ready, opts, req.version);
+  }
+
+  /**
+   * The steps of a create from the decoded object to the object to store (at the storage
+   * version): a POST's, and an update's that creates (`createOnUpdate`: authorized again as
+   * `create`).
+   */
+  *#createSteps(
+    req: WriteRequest,
+    requested: UnstructuredObject,
+    opts: WriteOptions,
+    inProcess: boolean,
+    operation: WriteOperation,
+    createOnUpdate: boolean,
+  ): WriteSteps<UnstructuredObject> {
+    const { type, version, namespace } = req;
+    const requestName = requested.metadata?.name ?? '';
+    if (type.namespaced) {
+      // NamespaceLifecycle names the object as admission.NewForbidden does: its name, else
+      // its generateName.
+      this.#requireNamespace(
+        type,
+        namespace,
+        requestName || (requested.metadata?.generateName ?? ''),
+      );
+    }
+    const base = {
+      operation,
+      type,
+      version,
+      subresource: '',
+      namespace: type.namespaced ? namespace : '',
+      old: undefined,
+      options: opts,
+      body: req.body,
+      inProcess,
+    };
+    // kube-apiserver's create handler runs mutating admission before the registry's
+    // BeforeCreate (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go): the
+    // object has no uid, no creationTimestamp and, under generateName, no name yet. The
+    // status a client sends reaches it: PrepareForCreate, which drops it, runs after.
+    const mutated =
+      (yield { attrs: { ...base, name: requestName }, obj: requested, phase: 'mutate' }) ??
+      requested;
+    let obj: UnstructuredObject = { ...mutated, metadata: { ...mutated.metadata } };
+    const meta = obj.metadata as ObjectMeta;
+    // The system fields and the name generated from generateName (store.create).
+    if ((meta.name ?? '') === '' && meta.generateName) {
+      const grKey = groupResourceKey(type.group, type.resource);
+      for (let i = 0; i < 8; i++) {
+        meta.name = this.#generateName(meta.generateName);
+        if (!this.#storage.get(grKey, objectKey(namespace, meta.name))) break;
+      }
+    }
+    const name = meta.name ?? '';
+    if (createOnUpdate) {
+      // GuaranteedUpdate prepares the object for storage, which clears the resourceVersion.
+      delete meta.resourceVersion;
+    } else if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
+      throw statusError(
+        500,
+        'InternalError',
+        'resourceVersion should not be set on objects to be created',
+      );
+    }
+    meta.uid = randomUUID();
+    meta.creationTimestamp = this.#now();
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    // BeforeCreate (pkg/registry/rest/create.go).
+    const ctx = this.#context(type, version, '', namespace, opts);
+    const { strategy } = type;
+    obj = strategy.beginCreate(obj, ctx);
+    obj = strategy.prepareForCreate(obj, ctx);
+    const causes = validateObjectMeta(obj, type.nameRule);
+    causes.push(...strategy.validate(obj, ctx));
+    if (causes.length > 0) throw this.#invalid(type, name, causes);
+    ctx.warnings.push(...strategy.warningsOnCreate(obj, ctx));
+    obj = strategy.canonicalize(obj, ctx);
+    // A PUT, PATCH or apply that creates is authorized again, as `create`, with the
+    // request's attributes (endpoints/handlers withAuthorization), before validating
+    // admission.
+    if (createOnUpdate && opts.user !== undefined) {
+      const attributes = {
+        user: opts.user,
+        verb: 'create',
+        resourceRequest: true,
+        path: '',
+        group: type.group,
+        version,
+        resource: type.resource,
+        subresource: req.subresource,
+        namespace: type.namespaced ? namespace : '',
+        name: req.name,
+      };
+      const decision = this.authorizer.authorize(attributes);
+      if (!decision.allowed) {
+        throw new ApiError(forbiddenStatus(attributes, decision.reason));
+      }
+    }
+    // Validating admission runs after BeforeCreate (the registry's createValidation, given
+    // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
+    obj = (yield { attrs: { ...base, name }, obj, phase: 'validate' }) ?? obj;
+    if (operation !== 'apply' && !ctx.seed) {
+      obj = this.#recordUpdate(type, version, '', undefined, obj, opts);
+    }
+    // Admitted at the request's version, converted to the storage version to be stored
+    // (kube-apiserver's storage codec converts when it encodes the object).
+    return yield* this.#atVersion(type, obj, version, this.#storageVersion(type, version));
+  }
+
+  /** Stores a created object (or, for a dry run, shows it) and runs AfterCreate. */
+  #commitCreate(
+    type: ResourceType,
+    namespace: string,
+    obj: UnstructuredObject,
+    opts: WriteOptions,
+    version: string,
+  ): StoredObject {
+    const name = obj.metadata?.name ?? '';
+    const ns = type.namespaced ? namespace : '';
+    if (opts.dryRun === true) {
+      return { obj, json: JSON.stringify(obj), rv: 0, namespace: ns, key: objectKey(ns, name) };
+    }
+    const grKey = groupResourceKey(type.group, type.resource);
+    const stored = this.#storage.commit('ADDED', grKey, ns, name, obj);
+    if (type.strategy.afterWrite === undefined) return stored;
+    type.strategy.afterWrite(stored, this.#context(type, version, '', ns, opts));
+    return this.#storage.get(grKey, stored.key) ?? stored;
+  }
+
+  // ---------------------------------------------------------------- GuaranteedUpdate
+
+  /**
+   * kube-apiserver's GuaranteedUpdate around one update attempt: the object is read, the
+   * change made on it (admission and conversion may wait on webhooks), and the result stored
+   * only if the object is still the one read; otherwise the attempt is made again on what is
+   * there now. Webhooks are called again on each attempt, as on kube-apiserver. What the
+   * request sent is checked and decoded once, before the first attempt.
+   */
+  *#guaranteedUpdate(
+    req: WriteRequest,
+    opts: WriteOptions,
+    inProcess: boolean,
+  ): WriteSteps<WriteResult> {
+    const { type, namespace, name } = req;
+    const change = this.#change(req, opts);
+    const grKey = groupResourceKey(type.group, type.resource);
+    const key = objectKey(type.namespaced ? namespace : '', name);
+    for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt++) {
+      const existing = this.#storage.get(grKey, key);
+      const next = yield* this.#attempt(req, change, existing, opts, inProcess);
+      const now = this.#storage.get(grKey, key);
+      // Stored only over the object the attempt read (an absent one for a create).
+      if (now?.obj.metadata?.resourceVersion !== existing?.obj.metadata?.resourceVersion) {
         continue;
       }
-      const { attrs, obj, phase } = step.value;
-      // The write points hand over request attributes already (`inProcess: false`); a
-      // chain that answered synchronously is not awaited (no turn of the microtask queue).
-      const out = this.#admitPhase(
-        phase,
-        attrs.inProcess === false ? attrs : { ...attrs, inProcess: false },
-        obj,
-      );
-      step = steps.next(isPromise(out) ? await out : out);
+      if (next.op === 'create') {
+        return {
+          stored: this.#commitCreate(type, namespace, next.obj, opts, next.version),
+          created: true,
+        };
+      }
+      return { stored: this.#commitUpdate(req, next.existing, next.obj, opts), created: false };
     }
-    return step.value;
-  }
-
-  #admitPhase(
-    phase: AdmissionPhase,
-    attrs: AdmissionAttributes,
-    obj: UnstructuredObject | undefined,
-  ): ReturnType<AdmissionChain['admit']> {
-    if (phase === 'mutate') return this.admission.mutate(attrs, obj);
-    if (phase === 'validate') return this.admission.validate(attrs, obj);
-    return this.admission.admit(attrs, obj);
-  }
-
-  readonly #schemas = new CustomResourceSchemas();
-
-  /**
-   * The structural schema of a custom resource type at a version, by default its storage
-   * version (undefined for built-ins).
-   */
-  customResourceSchema(
-    type: ResourceType,
-    version: string = type.versions[0] ?? '',
-  ): CustomResourceSchema | undefined {
-    if (type.crdName === undefined) return undefined;
-    const crd = this.#storage.get(
-      groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
-      objectKey('', type.crdName),
+    throw statusError(
+      504,
+      'Timeout',
+      'Timeout: request did not complete within requested timeout - context deadline exceeded',
+      {},
     );
-    return crd ? this.#schemas.get(crd.obj, version) : undefined;
-  }
-
-  /** A stored custom resource with read-time defaults (itself when none apply). */
-  readDefaults(type: ResourceType, stored: StoredObject): StoredObject {
-    const crs = this.customResourceSchema(type);
-    const obj = crs === undefined ? undefined : defaultOnRead(crs, stored.obj);
-    return obj === undefined ? stored : { ...stored, obj, json: JSON.stringify(obj) };
-  }
-
-  /** A CRD's resource type, reading through {@link ResourceStore.readDefaults}. */
-  #withReadDefaults(t: ResourceType): ResourceType {
-    return { ...t, readTransform: (stored) => this.readDefaults(t, stored) };
-  }
-
-  #scaleOf(type: ResourceType): NonNullable<CustomResourceSchema['scale']> {
-    const scale = this.customResourceSchema(type)?.scale;
-    if (scale === undefined) throw pathNotFound();
-    return scale;
-  }
-
-  /** The autoscaling/v1 Scale of a custom resource (GET `.../scale`). */
-  getScale(type: ResourceType, namespace: string, name: string): Scale {
-    const scale = this.#scaleOf(type);
-    return scaleOf(scale, this.readDefaults(type, this.get(type, namespace, name)).obj);
   }
 
   /**
-   * Writes a Scale (PUT `.../scale`): sets the replicas at `specReplicasPath` and updates
-   * the object through the usual write path (its hooks, a resourceVersion precondition).
+   * What an update changes, checked once: a PUT's body decoded (400s for its envelope, its
+   * name and namespace), an apply's configuration, a patch as sent.
    */
-  updateScale(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): Scale {
-    return this.#run(this.#updateScaleSteps(type, version, namespace, name, body, opts));
-  }
-
-  /** {@link ResourceStore.updateScale} for a request (admission may call webhooks). */
-  updateScaleAsync(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): Promise<Scale> {
-    return this.#runAsync(this.#updateScaleSteps(type, version, namespace, name, body, opts));
-  }
-
-  *#updateScaleSteps(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    opts: WriteOptions,
-  ): WriteSteps<Scale> {
-    const scale = this.#scaleOf(type);
-    if (!isObject(body) || (body.kind !== undefined && body.kind !== 'Scale')) {
-      throw badRequest(
-        `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: expected a Scale`,
-      );
+  #change(req: WriteRequest, opts: WriteOptions): Change {
+    const { type, version, namespace, name, subresource } = req;
+    if (subresource === 'scale') {
+      return { kind: 'scale', codec: scaleCodec(type, this.customResourceSchema(type)) };
     }
-    const spec = isObject(body.spec) ? body.spec : {};
-    const replicas = spec.replicas ?? 0;
-    if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
-      throw badRequest(
-        `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`,
-      );
-    }
-    const meta = isObject(body.metadata) ? body.metadata : {};
-    const existing = this.get(type, namespace, name);
-    const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
-    const next = withReplicas(scale, existing.obj, replicas, rv);
-    // The parent is written as stored (its scale paths are the storage version's).
-    const stored = yield* this.#replace(
-      type,
-      this.#storageVersion(type, version),
-      existing,
-      next,
-      'scale',
-      opts,
-      'update',
-      next,
-    );
-    return scaleOf(scale, this.readDefaults(type, stored).obj);
-  }
-
-  /** Patches a Scale (PATCH `.../scale`: JSON, merge or apply patch) and writes it. */
-  patchScale(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): Scale {
-    return this.#run(
-      this.#patchScaleSteps(type, version, namespace, name, contentType, body, opts),
-    );
-  }
-
-  /** {@link ResourceStore.patchScale} for a request (admission may call webhooks). */
-  patchScaleAsync(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): Promise<Scale> {
-    return this.#runAsync(
-      this.#patchScaleSteps(type, version, namespace, name, contentType, body, opts),
-    );
-  }
-
-  *#patchScaleSteps(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    opts: WriteOptions,
-  ): WriteSteps<Scale> {
-    const current = this.getScale(type, namespace, name);
-    let patched: unknown;
-    try {
-      if (contentType === 'application/json-patch+json') patched = applyJsonPatch(current, body);
-      else if (
-        contentType === 'application/merge-patch+json' ||
-        contentType === 'application/apply-patch+yaml'
-      ) {
-        if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
-        patched = applyMergePatch(current, body);
-      } else {
-        throw statusError(
-          415,
-          'UnsupportedMediaType',
-          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+    if (req.verb === 'update') {
+      const obj = this.#checkEnvelope(type, version, req.body);
+      const meta = (obj.metadata ??= {});
+      if ((meta.name ?? '') === '') meta.name = name;
+      if (meta.name !== name) {
+        throw badRequest(
+          `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
         );
       }
-    } catch (err) {
-      if (err instanceof PatchError) throw badRequest(err.message);
-      throw err;
+      this.#bindNamespace(type, meta, namespace);
+      return { kind: 'update', obj };
     }
-    return yield* this.#updateScaleSteps(type, version, namespace, name, patched, opts);
+    if (req.contentType === APPLY_PATCH) {
+      validatePatchOptions(true, opts);
+      const body = req.body;
+      if (!isObject(body)) {
+        throw badRequest('error decoding YAML: the applied configuration must be an object');
+      }
+      const config = { ...body } as { [k: string]: JsonValue };
+      const configMeta = isObject(config.metadata) ? { ...config.metadata } : {};
+      if (configMeta.name === undefined || configMeta.name === '') configMeta.name = name;
+      config.metadata = configMeta;
+      return { kind: 'apply', config };
+    }
+    validatePatchOptions(false, opts);
+    return { kind: 'patch' };
+  }
+
+  /** One attempt of an update over `existing` (absent: a create, where allowed). */
+  *#attempt(
+    req: WriteRequest,
+    change: Change,
+    existing: StoredObject | undefined,
+    opts: WriteOptions,
+    inProcess: boolean,
+  ): WriteSteps<Attempt> {
+    const { type, namespace, name, subresource } = req;
+    // A write through /scale writes the object as stored (its scale paths are the storage
+    // version's); others are made at the request's version.
+    const version = change.kind === 'scale' ? this.#storageVersion(type, req.version) : req.version;
+    if (existing === undefined) {
+      // A PUT of a kind that allows it creates, and an apply does, through the main resource
+      // only; other patches find nothing to patch.
+      const creates =
+        subresource === '' &&
+        (change.kind === 'apply' ||
+          (change.kind === 'update' && type.strategy.allowCreateOnUpdate));
+      if (!creates) throw notFound(type.group, type.resource, name);
+      const obj =
+        change.kind === 'apply'
+          ? this.#decode(
+              type,
+              version,
+              namespace,
+              this.#applied(req, change.config, undefined, opts),
+              opts,
+              true,
+            )
+          : this.#decodeObject(
+              type,
+              version,
+              namespace,
+              change.kind === 'update'
+                ? { ...change.obj, metadata: { ...change.obj.metadata } }
+                : {},
+              opts,
+            );
+      const created = yield* this.#createSteps(
+        req,
+        obj,
+        opts,
+        inProcess,
+        change.kind === 'apply' ? 'apply' : 'update',
+        true,
+      );
+      return { op: 'create', obj: created, version };
+    }
+    // A write at a version a webhook converts is made and admitted at that version: the
+    // stored object (oldObject) is converted to it first, and the result back to be stored.
+    const storageVersion = this.#storageVersion(type, version);
+    const old = yield* this.#atVersion(type, existing.obj, storageVersion, version);
+    // The new object, decoded (the kind's decoding defaults).
+    let obj: UnstructuredObject;
+    let appliedFields: ObjectMeta['managedFields'] | null = null;
+    switch (change.kind) {
+      case 'scale': {
+        // The Scale sent, or the stored one patched, written into the object.
+        const scale =
+          req.verb === 'patch'
+            ? change.codec.patch(change.codec.read(existing.obj), req.contentType ?? '', req.body)
+            : req.body;
+        obj = change.codec.write(existing.obj, scale);
+        break;
+      }
+      case 'update':
+        obj = this.#decodeObject(
+          type,
+          version,
+          namespace,
+          {
+            ...change.obj,
+            metadata: { ...change.obj.metadata },
+          },
+          opts,
+        );
+        break;
+      case 'apply': {
+        const applied = this.#applied(req, change.config, old, opts);
+        obj = this.#decode(type, version, namespace, applied, opts, false);
+        appliedFields = obj.metadata?.managedFields;
+        break;
+      }
+      case 'patch': {
+        const current = { ...old, apiVersion: ResourceStore.apiVersion(type, version) };
+        const patched = applyPatch(type, current, req.contentType ?? '', req.body);
+        if (!isObject(patched)) throw badRequest('the patch did not produce an object');
+        obj = this.#decode(type, version, namespace, patched, opts, false);
+        break;
+      }
+    }
+    if ((change.kind === 'patch' || change.kind === 'apply') && obj.metadata?.name !== name) {
+      throw this.#invalid(type, name, [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'metadata.name',
+          message: 'Invalid value: field is immutable',
+        },
+      ]);
+    }
+    const codec = change.kind === 'scale' ? change.codec : undefined;
+    const attrs: AdmissionAttributes = {
+      operation: change.kind === 'apply' ? 'apply' : change.kind === 'patch' ? 'patch' : 'update',
+      type,
+      version,
+      subresource,
+      ...(codec !== undefined ? { kind: SCALE_KIND } : {}),
+      namespace: existing.namespace,
+      name,
+      old: codec !== undefined ? codec.admitted(old) : old,
+      options: opts,
+      body: req.body,
+      inProcess,
+    };
+    // Mutating admission (objInfo.UpdatedObject's transformers). A write through /scale
+    // admits the autoscaling/v1 Scale, old and new, not the parent (the scale REST's
+    // admission), and writes back its replicas.
+    if (codec !== undefined) {
+      const scale = codec.admitted(obj);
+      obj = fromScale(type, obj, (yield { attrs, obj: scale, phase: 'mutate' }) ?? scale);
+    } else {
+      obj = (yield { attrs, obj, phase: 'mutate' }) ?? obj;
+    }
+    obj = { ...obj, metadata: { ...obj.metadata } };
+    const m = obj.metadata as ObjectMeta;
+    const oldMeta = old.metadata ?? {};
+    // The resourceVersion the client sent is a precondition (409 when the object moved on);
+    // none takes the stored one where the kind allows an unconditional update (422 elsewhere).
+    const rv = m.resourceVersion;
+    if (rv !== undefined && rv !== '') {
+      if (rv !== existing.obj.metadata?.resourceVersion) {
+        throw conflict(type.group, type.resource, name);
+      }
+    } else if (change.kind === 'update' && !type.strategy.allowUnconditionalUpdate && !opts.seed) {
+      // kube-apiserver names the resource (not the kind) in this one.
+      throw invalid(type.group, type.resource, name, [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 0: must be specified for an update',
+          field: 'metadata.resourceVersion',
+        },
+      ]);
+    }
+    m.resourceVersion = oldMeta.resourceVersion ?? '';
+    // BeforeUpdate (pkg/registry/rest/update.go): the system fields stay the stored ones.
+    if (oldMeta.uid !== undefined) m.uid = oldMeta.uid;
+    if (oldMeta.creationTimestamp !== undefined) m.creationTimestamp = oldMeta.creationTimestamp;
+    if (oldMeta.deletionTimestamp !== undefined) m.deletionTimestamp = oldMeta.deletionTimestamp;
+    else delete m.deletionTimestamp;
+    if (oldMeta.deletionGracePeriodSeconds !== undefined) {
+      m.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
+    } else delete m.deletionGracePeriodSeconds;
+    if (oldMeta.generateName !== undefined && m.generateName === undefined) {
+      m.generateName = oldMeta.generateName;
+    }
+    const ctx = this.#context(type, version, subresource, existing.namespace, opts);
+    const { strategy } = type;
+    obj = strategy.beginUpdate(obj, old, ctx);
+    obj = strategy.prepareForUpdate(obj, old, ctx);
+    const causes = validateObjectMeta(obj, type.nameRule);
+    causes.push(...strategy.validateUpdate(obj, old, ctx));
+    if (causes.length > 0) throw this.#invalid(type, name, causes);
+    ctx.warnings.push(...strategy.warningsOnUpdate(obj, old, ctx));
+    obj = strategy.canonicalize(obj, ctx);
+    // Validating admission (the registry's updateValidation).
+    if (codec !== undefined) {
+      yield { attrs, obj: codec.admitted(obj), phase: 'validate' };
+    } else {
+      obj = (yield { attrs, obj, phase: 'validate' }) ?? obj;
+    }
+    if (appliedFields !== null) {
+      // An apply stores its own managedFields (its Apply entry).
+      const meta = { ...obj.metadata };
+      if (appliedFields === undefined) delete meta.managedFields;
+      else meta.managedFields = appliedFields;
+      obj = { ...obj, metadata: meta };
+    } else if (!ctx.seed) {
+      obj = this.#recordUpdate(type, version, subresource, old, obj, opts);
+    }
+    if (storageVersion !== version) {
+      obj = yield* this.#atVersion(type, obj, version, storageVersion);
+    }
+    return { op: 'update', obj, existing };
+  }
+
+  /** Stores an updated object (unless unchanged, or a dry run), or removes it. */
+  #commitUpdate(
+    req: WriteRequest,
+    existing: StoredObject,
+    obj: UnstructuredObject,
+    opts: WriteOptions,
+  ): StoredObject {
+    const { type } = req;
+    if (stableJson(obj) === stableJson(existing.obj)) return existing;
+    if (opts.dryRun === true) return { ...existing, obj, json: JSON.stringify(obj) };
+    if (type.strategy.shouldDeleteDuringUpdate(obj, existing.obj)) {
+      return this.#remove(type, existing.namespace, obj);
+    }
+    const grKey = groupResourceKey(type.group, type.resource);
+    const name = obj.metadata?.name ?? '';
+    const stored = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, obj);
+    if (type.strategy.afterWrite === undefined) return stored;
+    type.strategy.afterWrite(
+      stored,
+      this.#context(type, req.version, req.subresource, existing.namespace, opts),
+    );
+    return this.#storage.get(grKey, stored.key) ?? stored;
+  }
+
+  /** An apply's result: the configuration applied to the live object at the request's version. */
+  #applied(
+    req: WriteRequest,
+    config: { [k: string]: JsonValue },
+    live: UnstructuredObject | undefined,
+    opts: WriteOptions,
+  ): UnstructuredObject {
+    const { type, version } = req;
+    const at =
+      live === undefined
+        ? undefined
+        : ({ ...live, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
+            [k: string]: JsonValue;
+          });
+    return applyToObject(
+      at,
+      config,
+      opts.fieldManager ?? '',
+      opts.force === true,
+      this.#fieldScope(type, version, live === undefined ? '' : req.subresource),
+    );
+  }
+
+  // ---------------------------------------------------------------- decoding
+
+  /**
+   * Checks a body's envelope and decodes it as kube-apiserver's decoder does: the 400s of a
+   * wrong body, the request's namespace (a create or PUT may not name another: 400; a patch
+   * or apply result is moved into it), then the kind's decoding defaults.
+   */
+  #decode(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    body: unknown,
+    opts: WriteOptions,
+    strictNamespace = true,
+  ): UnstructuredObject {
+    const obj = this.#checkEnvelope(type, version, body);
+    const meta = (obj.metadata ??= {});
+    if (strictNamespace) this.#bindNamespace(type, meta, namespace);
+    else if (type.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    return this.#decodeObject(type, version, namespace, obj, opts);
+  }
+
+  /** The kind's decoding defaults on a checked object. */
+  #decodeObject(
+    type: ResourceType,
+    version: string,
+    namespace: string,
+    obj: UnstructuredObject,
+    opts: WriteOptions,
+  ): UnstructuredObject {
+    return type.strategy.decode(obj, this.#context(type, version, '', namespace, opts));
+  }
+
+  /** What a strategy sees of a write. */
+  #context(
+    type: ResourceType,
+    version: string,
+    subresource: string,
+    namespace: string,
+    opts: WriteOptions,
+  ): StrategyContext {
+    return {
+      type,
+      version,
+      subresource,
+      namespace: type.namespaced ? namespace : '',
+      now: this.#now(),
+      seed: opts.seed === true,
+      warnings: opts.warnings ?? [],
+      read: this.#reader,
+      services: this.#services,
+    };
   }
 
   #nowSecond = -1;
@@ -542,6 +922,15 @@ export class ResourceStore {
   /** The apiVersion string of a resource at a version. */
   static apiVersion(type: ResourceType, version: string): string {
     return type.group === '' ? version : `${type.group}/${version}`;
+  }
+
+  /**
+   * Checks a request body's envelope (an object, of the resource's apiVersion and kind,
+   * with object metadata) and returns a shallow copy: the 400s kube-apiserver's decoder
+   * answers a wrong body with.
+   */
+  checkEnvelope(type: ResourceType, version: string, body: unknown): UnstructuredObject {
+    return this.#checkEnvelope(type, version, body);
   }
 
   #checkEnvelope(type: ResourceType, version: string, body: unknown): UnstructuredObject {
@@ -641,6 +1030,8 @@ export class ResourceStore {
     return prefix + s;
   }
 
+  // ---------------------------------------------------------------- versions
+
   /**
    * An object of a write made at `from`, at `to`: converted by the CRD's conversion
    * webhook when it converts one of them, otherwise itself.
@@ -665,547 +1056,39 @@ export class ResourceStore {
     return c !== undefined && c.converts(type, version) ? c.storageVersion(type) : version;
   }
 
-  /** The admission point of a write: the store resumes with the admitted object. */
-  *#admit(
-    attrs: Omit<AdmissionAttributes, 'inProcess'>,
-    obj: UnstructuredObject,
-    phase: AdmissionPhase = 'both',
-  ): WriteSteps<UnstructuredObject> {
-    const out = yield { attrs: { ...attrs, inProcess: false }, obj, phase };
-    return out ?? obj;
-  }
+  // ---------------------------------------------------------------- custom resources
 
   /**
-   * Checks a request body's envelope (an object, of the resource's apiVersion and kind,
-   * with object metadata) and returns a shallow copy: the 400s kube-apiserver's decoder
-   * answers a wrong body with.
+   * The structural schema of a custom resource type at a version, by default its storage
+   * version (undefined for built-ins).
    */
-  checkEnvelope(type: ResourceType, version: string, body: unknown): UnstructuredObject {
-    return this.#checkEnvelope(type, version, body);
-  }
-
-  /** Creates an object. */
-  create(
+  customResourceSchema(
     type: ResourceType,
-    version: string,
-    namespace: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): StoredObject {
-    if (type.virtual === true) {
-      throw badRequest(
-        `${type.kind} is a review: it is answered, never stored (POST it over HTTP)`,
-      );
-    }
-    return this.#run(this.#create(type, version, namespace, body, opts, 'create'));
-  }
-
-  /** {@link ResourceStore.create} for a request (admission may call webhooks). */
-  createAsync(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    body: unknown,
-    opts: WriteOptions = {},
-  ): Promise<StoredObject> {
-    if (type.virtual === true) return Promise.resolve(this.create(type, version, namespace, body));
-    return this.#runAsync(this.#create(type, version, namespace, body, opts, 'create'));
-  }
-
-  *#create(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    body: unknown,
-    opts: WriteOptions,
-    operation: WriteOperation,
-  ): WriteSteps<StoredObject> {
-    const requested = this.#checkEnvelope(type, version, body);
-    this.#bindNamespace(type, (requested.metadata ??= {}), namespace);
-    const requestName = requested.metadata.name ?? '';
-    if (type.namespaced) {
-      // NamespaceLifecycle names the object as admission.NewForbidden does: its name, else
-      // its generateName.
-      this.#requireNamespace(
-        type,
-        namespace,
-        requestName || (requested.metadata.generateName ?? ''),
-      );
-    }
-    const attrs = {
-      operation,
-      type,
-      version,
-      subresource: '',
-      namespace: type.namespaced ? namespace : '',
-      old: undefined,
-      options: opts,
-      body,
-    };
-    // kube-apiserver's create handler runs mutating admission before the registry's
-    // BeforeCreate (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go): the
-    // object has no uid, no creationTimestamp and, under generateName, no name yet.
-    // The status a client sends reaches mutating admission: PrepareForCreate, which drops
-    // it, runs in BeforeCreate, after (below). A Namespace's `kubernetes.io/metadata.name`
-    // label and its `status.phase: Active` are defaults webhooks see (SetDefaults_Namespace,
-    // SetDefaults_NamespaceStatus): set before when the name is known, and again after;
-    // its `spec.finalizers` come from PrepareForCreate, after mutating admission.
-    const sent =
-      !opts.seed && isNamespaces(type) && requestName !== ''
-        ? namespaceDecodeDefaults(requested)
-        : requested;
-    const obj = yield* this.#admit({ ...attrs, name: requestName }, sent, 'mutate');
-    const meta = (obj.metadata ??= {});
-    // BeforeCreate (pkg/registry/rest/create.go): the generated name, then the system fields.
-    if ((meta.name ?? '') === '' && meta.generateName) {
-      for (let i = 0; i < 8; i++) {
-        meta.name = this.#generateName(meta.generateName);
-        if (
-          !this.#storage.get(
-            groupResourceKey(type.group, type.resource),
-            objectKey(namespace, meta.name),
-          )
-        )
-          break;
-      }
-    }
-    const name = meta.name ?? '';
-    const causes = validateObjectMeta(obj, type.nameRule);
-    if (type.crdName === undefined && type.resource === 'customresourcedefinitions') {
-      causes.push(...validateCrd(obj));
-    }
-    if (isWebhookConfiguration(type.group, type.resource)) {
-      causes.push(...validateWebhookConfiguration(obj));
-    }
-    if (causes.length > 0) throw this.#invalid(type, name, causes);
-    if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
-      throw statusError(
-        500,
-        'InternalError',
-        'resourceVersion should not be set on objects to be created',
-      );
-    }
-    const grKey = groupResourceKey(type.group, type.resource);
-    if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
-      throw alreadyExists(type.group, type.resource, name);
-    }
-    meta.uid = randomUUID();
-    meta.creationTimestamp = this.#now();
-    if (type.tracksGeneration) meta.generation = 1;
-    else delete meta.generation;
-    delete meta.deletionTimestamp;
-    delete meta.deletionGracePeriodSeconds;
-    // PrepareForCreate: the status sent (or set by a mutating webhook) is dropped; what the
-    // built-in defaults put there is set again, as kube-apiserver's defaulting on decoding
-    // the stored object does (a Pod's phase, a Service's loadBalancer, a claim's phase).
-    let stored = obj;
-    if (!opts.seed) stored = this.#resetStatusOnCreate(type, obj);
-    // Validating admission runs after BeforeCreate (the registry's createValidation, given
-    // the generated name: rest.AdmissionToValidateObjectFunc): it sees the uid and name.
-    stored = yield* this.#admit({ ...attrs, name }, stored, 'validate');
-    if (operation !== 'apply' && !opts.seed) {
-      stored = this.#recordUpdate(type, version, '', undefined, stored, opts);
-    }
-    // Admitted at the request's version, converted to the storage version to be stored
-    // (kube-apiserver's storage codec converts when it encodes the object).
-    stored = yield* this.#atVersion(type, stored, version, this.#storageVersion(type, version));
-    // Admission may have waited (webhooks): the name may have been taken meanwhile.
-    if (this.#storage.get(grKey, objectKey(type.namespaced ? namespace : '', name))) {
-      throw alreadyExists(type.group, type.resource, name);
-    }
-    if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
-      stored = withCrdStatus(stored, this.#now());
-      const crType = crdResourceType(stored);
-      const existing = this.#registry.byGroupResource(crType.group, crType.resource);
-      if (existing && existing.crdName === undefined) {
-        throw this.#invalid(type, name, [
-          {
-            reason: 'FieldValueInvalid',
-            field: 'spec.names.plural',
-            message: `Invalid value: "${crType.resource}": conflicts with a built-in resource`,
-          },
-        ]);
-      }
-    }
-    if (opts.dryRun) {
-      return {
-        obj: stored,
-        json: JSON.stringify(stored),
-        rv: 0,
-        namespace,
-        key: objectKey(namespace, name),
-      };
-    }
-    const result = this.#storage.commit(
-      'ADDED',
-      grKey,
-      type.namespaced ? namespace : '',
-      name,
-      stored,
+    version: string = type.versions[0] ?? '',
+  ): CustomResourceSchema | undefined {
+    if (type.crdName === undefined) return undefined;
+    const crd = this.#storage.get(
+      groupResourceKey('apiextensions.k8s.io', 'customresourcedefinitions'),
+      objectKey('', type.crdName),
     );
-    if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
-      this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
-    }
-    return result;
+    return crd ? this.#schemas.get(crd.obj, version) : undefined;
   }
 
-  /**
-   * A custom resource's schema and rules (its strategy's Validate) on an object admission
-   * does not see as itself: the parent of a write through `/scale`.
-   */
-  #validateCustomResource(
-    type: ResourceType,
-    version: string,
-    subresource: string,
-    obj: UnstructuredObject,
-    old: UnstructuredObject | undefined,
-  ): void {
-    const crs = this.customResourceSchema(type, version);
-    if (crs === undefined) return;
-    const causes = validateCustomResource(crs, obj, old, { subresource });
-    if (causes.length > 0) throw this.#invalid(type, obj.metadata?.name ?? '', causes);
+  /** The autoscaling/v1 Scale of an object, as GET `…/scale` answers it. */
+  scaleOf(type: ResourceType, stored: StoredObject): Scale {
+    return scaleCodec(type, this.customResourceSchema(type)).read(stored.obj) as unknown as Scale;
   }
 
-  #resetStatusOnCreate(type: ResourceType, obj: UnstructuredObject): UnstructuredObject {
-    if (type.group === '' && type.resource === 'namespaces') {
-      const spec = isObject(obj.spec) ? obj.spec : {};
-      return {
-        ...obj,
-        metadata: withNamespaceNameLabel(obj),
-        spec: { finalizers: ['kubernetes'], ...spec },
-        status: { phase: 'Active' },
-      };
-    }
-    if (!type.statusSubresource) return obj;
-    const out = { ...obj };
-    delete out.status;
-    if (type.group === '' && type.resource === 'pods') {
-      out.status = { phase: 'Pending', qosClass: podQOSClass(out) };
-    }
-    if (type.group === '' && type.resource === 'services') out.status = { loadBalancer: {} };
-    if (type.group === '' && type.resource === 'persistentvolumeclaims') {
-      out.status = { phase: 'Pending' };
-    }
-    return out;
-  }
-
-  /** Gets an object. */
-  get(type: ResourceType, namespace: string, name: string): StoredObject {
-    const o = this.#storage.get(
-      groupResourceKey(type.group, type.resource),
-      objectKey(type.namespaced ? namespace : '', name),
-    );
-    if (!o) throw notFound(type.group, type.resource, name);
-    return o;
-  }
-
-  /**
-   * Replaces an object (PUT), or its status when `subresource` is `status`.
-   */
-  update(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions = {},
-  ): StoredObject {
-    return this.#run(this.#update(type, version, namespace, name, body, subresource, opts));
-  }
-
-  /** {@link ResourceStore.update} for a request (admission may call webhooks). */
-  updateAsync(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions = {},
-  ): Promise<StoredObject> {
-    return this.#runAsync(this.#update(type, version, namespace, name, body, subresource, opts));
-  }
-
-  *#update(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions,
-  ): WriteSteps<StoredObject> {
-    const obj = this.#checkEnvelope(type, version, body);
-    const meta = (obj.metadata ??= {});
-    if ((meta.name ?? '') === '') meta.name = name;
-    if (meta.name !== name) {
-      throw badRequest(
-        `the name of the object (${meta.name}) does not match the name on the URL (${name})`,
-      );
-    }
-    this.#bindNamespace(type, meta, namespace);
-    const existing = this.get(type, namespace, name);
-    // Custom resources and CRDs do not allow an unconditional update (their strategies say
-    // so); built-in kinds do. A PUT without metadata.resourceVersion is then a 422.
-    if (!opts.seed && (meta.resourceVersion ?? '') === '' && !allowsUnconditionalUpdate(type)) {
-      // kube-apiserver names the resource (not the kind) in this one.
-      throw invalid(type.group, type.resource, name, [
-        {
-          reason: 'FieldValueInvalid',
-          message: 'Invalid value: 0: must be specified for an update',
-          field: 'metadata.resourceVersion',
-        },
-      ]);
-    }
-    return yield* this.#replace(type, version, existing, obj, subresource, opts, 'update', body);
-  }
-
-  *#replace(
-    type: ResourceType,
-    version: string,
-    existing: StoredObject,
-    obj: UnstructuredObject,
-    subresource: string,
-    opts: WriteOptions,
-    operation: WriteOperation,
-    body: unknown,
-    oldAtVersion?: UnstructuredObject,
-  ): WriteSteps<StoredObject> {
-    const meta = (obj.metadata ??= {});
-    const name = existing.obj.metadata?.name ?? '';
-    const rv = meta.resourceVersion;
-    if (rv !== undefined && rv !== '' && rv !== existing.obj.metadata?.resourceVersion) {
-      throw conflict(type.group, type.resource, name);
-    }
-    // A write at a version a webhook converts is made and admitted at that version: the
-    // stored object (oldObject) is converted to it first, and the result back to be stored.
-    const storageVersion = this.#storageVersion(type, version);
-    const old =
-      oldAtVersion ?? (yield* this.#atVersion(type, existing.obj, storageVersion, version));
-    const oldMeta = old.metadata ?? {};
-    let next: UnstructuredObject;
-    // The scale subresource writes the whole object (its replicas changed): only the
-    // managedFields entry and admission name `scale`.
-    const statusWrite = subresource === 'status';
-    if (statusWrite) {
-      next = { ...old, metadata: { ...oldMeta } };
-      if (obj.status === undefined) delete next.status;
-      else next.status = obj.status;
-    } else {
-      next = obj;
-      if (type.statusSubresource && !opts.seed) {
-        if (old.status === undefined) delete next.status;
-        else next.status = old.status;
-      }
-      const m = (next.metadata ??= {});
-      if (oldMeta.uid !== undefined) m.uid = oldMeta.uid;
-      if (oldMeta.creationTimestamp !== undefined) m.creationTimestamp = oldMeta.creationTimestamp;
-      if (oldMeta.deletionTimestamp !== undefined) m.deletionTimestamp = oldMeta.deletionTimestamp;
-      else delete m.deletionTimestamp;
-      if (oldMeta.deletionGracePeriodSeconds !== undefined) {
-        m.deletionGracePeriodSeconds = oldMeta.deletionGracePeriodSeconds;
-      } else delete m.deletionGracePeriodSeconds;
-      if (oldMeta.generateName !== undefined && m.generateName === undefined) {
-        m.generateName = oldMeta.generateName;
-      }
-      // metadata.generation follows the admitted object (below), not the body as sent.
-      if (type.tracksGeneration) m.generation = oldMeta.generation ?? 1;
-      else delete m.generation;
-    }
-    const nm = (next.metadata ??= {});
-    nm.resourceVersion = oldMeta.resourceVersion ?? '';
-    const causes = validateObjectMeta(next, type.nameRule);
-    if (type.resource === 'customresourcedefinitions' && type.crdName === undefined) {
-      causes.push(...validateCrd(next));
-    }
-    if (isWebhookConfiguration(type.group, type.resource)) {
-      causes.push(...validateWebhookConfiguration(next));
-    }
-    if (causes.length > 0) throw this.#invalid(type, name, causes);
-    // Admission: every update, patch and apply of an existing object passes here. A write
-    // through `/scale` admits the autoscaling/v1 Scale, old and new, not the parent (the
-    // scale REST's admission and its toScaleUpdateValidation), and writes back its replicas.
-    const asScale = subresource === 'scale' && type.scale !== undefined;
-    const admitAttrs = {
-      operation,
-      type,
-      version,
-      subresource,
-      ...(asScale ? { kind: SCALE_KIND } : {}),
-      namespace: existing.namespace,
-      name,
-      old: asScale ? toScale(type, old) : old,
-      options: opts,
-      body,
-    };
-    if (asScale) {
-      // Mutating admission of the Scale, the parent's own validation (its strategy's
-      // ValidateUpdate: a custom resource's schema and rules), then validating admission
-      // of the Scale, as the scale REST's update runs them.
-      const scaled = fromScale(
-        type,
-        next,
-        yield* this.#admit(admitAttrs, toScale(type, next), 'mutate'),
-      );
-      this.#validateCustomResource(type, version, subresource, scaled, old);
-      yield* this.#admit(admitAttrs, toScale(type, scaled), 'validate');
-      next = scaled;
-    } else {
-      next = yield* this.#admit(admitAttrs, next);
-    }
-    const grKey = groupResourceKey(type.group, type.resource);
-    // Admission may have waited (webhooks): the object must not have changed meanwhile.
-    const now = this.#storage.get(grKey, existing.key);
-    if (now === undefined) throw notFound(type.group, type.resource, name);
-    if (now.obj.metadata?.resourceVersion !== oldMeta.resourceVersion) {
-      throw conflict(type.group, type.resource, name);
-    }
-    if (!statusWrite && type.tracksGeneration) {
-      // Defaulting and pruning change what counts as a spec change.
-      const withStatus = !type.statusSubresource;
-      const gen = oldMeta.generation ?? 1;
-      const changed = specPart(next, withStatus) !== specPart(old, withStatus);
-      next = { ...next, metadata: { ...next.metadata, generation: changed ? gen + 1 : gen } };
-    }
-    if (operation === 'apply') {
-      const applied = obj.metadata?.managedFields;
-      const nm2 = (next.metadata = { ...next.metadata });
-      if (applied === undefined) delete nm2.managedFields;
-      else nm2.managedFields = applied;
-    } else if (!opts.seed) {
-      next = this.#recordUpdate(type, version, subresource, old, next, opts);
-    }
-    const isCrd =
-      type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io';
-    if (isCrd && !statusWrite) next = withCrdStatus(next, this.#now());
-    if (storageVersion !== version) {
-      next = yield* this.#atVersion(type, next, version, storageVersion);
-      // The conversion may have waited: the object must not have changed meanwhile.
-      const again = this.#storage.get(grKey, existing.key);
-      if (again === undefined) throw notFound(type.group, type.resource, name);
-      if (again.obj.metadata?.resourceVersion !== oldMeta.resourceVersion) {
-        throw conflict(type.group, type.resource, name);
-      }
-    }
-    if (stable(next) === stable(existing.obj)) return existing;
-    if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
-    if (
-      nm.deletionTimestamp !== undefined &&
-      (nm.finalizers ?? []).length === 0 &&
-      !isNamespaces(type)
-    ) {
-      return this.#remove(type, existing.namespace, next);
-    }
-    const result = this.#storage.commit('MODIFIED', grKey, existing.namespace, name, next);
-    if (isNamespaces(type) && nm.deletionTimestamp !== undefined) {
-      // Its last metadata finalizer may have gone: a terminating namespace goes once empty.
-      this.#namespaces.finishIfEmpty(name);
-      return this.#storage.get('namespaces', name) ?? result;
-    }
-    if (isCrd) this.#registry.add(this.#withReadDefaults(crdResourceType(result.obj)));
-    return result;
-  }
-
-  /**
-   * Server-side apply (`application/apply-patch+yaml`): creates the object when absent,
-   * otherwise merges the applied configuration into it. This is the one entry point of
-   * apply; field ownership (managedFields, conflicts, force, removal of dropped fields)
-   * belongs here.
-   */
-  apply(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions = {},
-  ): { stored: StoredObject; created: boolean } {
-    return this.#run(this.#apply(type, version, namespace, name, body, subresource, opts));
-  }
-
-  *#apply(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions,
-  ): WriteSteps<{ stored: StoredObject; created: boolean }> {
-    validatePatchOptions(true, opts);
-    if (!isObject(body)) {
-      throw badRequest('error decoding YAML: the applied configuration must be an object');
-    }
-    const cur = this.#storage.get(
-      groupResourceKey(type.group, type.resource),
-      objectKey(type.namespaced ? namespace : '', name),
-    );
-    const config = { ...body } as { [k: string]: JsonValue };
-    const configMeta = isObject(config.metadata) ? { ...config.metadata } : {};
-    if (configMeta.name === undefined || configMeta.name === '') configMeta.name = name;
-    config.metadata = configMeta;
-    // The field manager applies at the request's version: the live object converted to it.
-    const curAt = cur
-      ? yield* this.#atVersion(type, cur.obj, this.#storageVersion(type, version), version)
-      : undefined;
-    const live = curAt
-      ? ({ ...curAt, apiVersion: ResourceStore.apiVersion(type, version) } as unknown as {
-          [k: string]: JsonValue;
-        })
-      : undefined;
-    const applied = applyToObject(
-      live,
-      config,
-      opts.fieldManager ?? '',
-      opts.force === true,
-      this.#fieldScope(type, version, cur ? subresource : ''),
-    ) as unknown as UnstructuredObject;
-    if (!cur) {
-      return {
-        stored: yield* this.#create(type, version, namespace, applied, opts, 'apply'),
-        created: true,
-      };
-    }
-    const obj = this.#checkEnvelope(type, version, applied);
-    const meta = (obj.metadata ??= {});
-    if (meta.name !== name) {
-      throw this.#invalid(type, name, [
-        {
-          reason: 'FieldValueInvalid',
-          field: 'metadata.name',
-          message: 'Invalid value: field is immutable',
-        },
-      ]);
-    }
-    if (type.namespaced) meta.namespace = namespace;
-    else delete meta.namespace;
-    return {
-      stored: yield* this.#replace(
-        type,
-        version,
-        cur,
-        obj,
-        subresource,
-        opts,
-        'apply',
-        body,
-        curAt,
-      ),
-      created: false,
-    };
-  }
+  // ---------------------------------------------------------------- managedFields
 
   /** The schema and request facts the field manager needs. */
   #fieldScope(type: ResourceType, version: string, subresource: string): FieldManagerScope {
-    const grKey = groupResourceKey(type.group, type.resource);
     let root: MapType;
     let implicitStructs: readonly string[] = [];
     if (type.crdName !== undefined) {
-      root = this.#customResourceType(type.crdName, version);
+      root = this.#customResourceMergeType(type.crdName, version);
     } else {
-      const b = builtinType(grKey);
+      const b = type.mergeType ?? openRoot;
       root = b.type;
       implicitStructs = b.implicitStructs;
     }
@@ -1222,7 +1105,7 @@ export class ResourceStore {
 
   readonly #crTypes = new Map<string, { rv: string; type: MapType }>();
 
-  #customResourceType(crdName: string, version: string): MapType {
+  #customResourceMergeType(crdName: string, version: string): MapType {
     const crd = this.#storage.get('customresourcedefinitions.apiextensions.k8s.io', crdName);
     const rv = crd?.obj.metadata?.resourceVersion ?? '';
     const key = `${crdName}/${version}`;
@@ -1232,7 +1115,7 @@ export class ResourceStore {
     const versions = Array.isArray(spec.versions) ? (spec.versions as unknown[]) : [];
     const v = versions.find((x) => isObject(x) && x.name === version);
     const schema = isObject(v) && isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
-    const type = customResourceType(schema);
+    const type = customResourceMergeType(schema);
     this.#crTypes.set(key, { rv, type });
     return type;
   }
@@ -1249,8 +1132,8 @@ export class ResourceStore {
     const manager = managerOrUserAgent(opts.fieldManager, opts.userAgent);
     const apiVersion = ResourceStore.apiVersion(type, version);
     const out = updateManagedFields(
-      old ? atVersion(old, apiVersion) : undefined,
-      atVersion(next, apiVersion),
+      old ? atApiVersion(old, apiVersion) : undefined,
+      atApiVersion(next, apiVersion),
       manager,
       this.#fieldScope(type, version, subresource),
     ) as unknown as UnstructuredObject;
@@ -1258,207 +1141,43 @@ export class ResourceStore {
     return { ...out, apiVersion: next.apiVersion };
   }
 
-  /** Applies a patch of a given content type (apply patches go to {@link apply}). */
-  patch(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions = {},
-  ): { stored: StoredObject; created: boolean } {
-    return this.#run(
-      this.#patchOrApply(type, version, namespace, name, contentType, body, subresource, opts),
-    );
-  }
+  // ---------------------------------------------------------------- delete
 
   /**
-   * {@link ResourceStore.patch} (apply included) for a request (admission may call
-   * webhooks).
+   * A delete: admission sees it first (object absent, `old` the stored object), as
+   * kube-apiserver's delete validation does; in-process deletes (the controllers') are not
+   * admitted.
    */
-  patchAsync(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions = {},
-  ): Promise<{ stored: StoredObject; created: boolean }> {
-    return this.#runAsync(
-      this.#patchOrApply(type, version, namespace, name, contentType, body, subresource, opts),
-    );
-  }
-
-  *#patchOrApply(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions,
-  ): WriteSteps<{ stored: StoredObject; created: boolean }> {
-    if (contentType === 'application/apply-patch+yaml') {
-      return yield* this.#apply(type, version, namespace, name, body, subresource, opts);
-    }
-    validatePatchOptions(false, opts);
-    return yield* this.#patch(
-      type,
-      version,
-      namespace,
-      name,
-      contentType,
-      body,
-      subresource,
-      opts,
-      'patch',
-    );
-  }
-
-  *#patch(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    contentType: string,
-    body: unknown,
-    subresource: string,
-    opts: WriteOptions,
-    operation: WriteOperation,
-  ): WriteSteps<{ stored: StoredObject; created: boolean }> {
-    const existing = this.get(type, namespace, name);
-    const current = {
-      ...existing.obj,
-      apiVersion: ResourceStore.apiVersion(type, version),
-    };
-    let patched: unknown;
-    try {
-      switch (contentType) {
-        case 'application/merge-patch+json':
-        case 'application/apply-patch+yaml':
-          if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
-          patched = applyMergePatch(current, body);
-          break;
-        case 'application/json-patch+json':
-          patched = applyJsonPatch(current, body);
-          break;
-        case 'application/strategic-merge-patch+json':
-          if (!type.strategicMerge) {
-            throw statusError(
-              415,
-              'UnsupportedMediaType',
-              `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
-            );
-          }
-          if (!isObject(body))
-            throw new PatchError('strategic merge patch must be a JSON object', 400);
-          patched = strategicMerge(current, body);
-          break;
-        default:
-          throw statusError(
-            415,
-            'UnsupportedMediaType',
-            `the body of the request was in an unknown format - accepted media types include: ${PATCH_TYPES.join(', ')}`,
-          );
-      }
-    } catch (err) {
-      if (err instanceof PatchError) {
-        if (err.code === 400) throw badRequest(err.message);
-        throw jsonPatchApplyError();
-      }
-      throw err;
-    }
-    if (!isObject(patched)) throw badRequest('the patch did not produce an object');
-    const obj = this.#checkEnvelope(type, version, patched);
-    const meta = (obj.metadata ??= {});
-    if (meta.name !== name) {
-      throw this.#invalid(type, name, [
-        {
-          reason: 'FieldValueInvalid',
-          field: 'metadata.name',
-          message: 'Invalid value: field is immutable',
+  *#delete(req: WriteRequest, opts: WriteOptions, inProcess: boolean): WriteSteps<StoredObject> {
+    const { type, namespace, name } = req;
+    const del = req.deleteOptions ?? {};
+    if (!inProcess) {
+      const existing = this.get(type, namespace, name);
+      const deleteOptions: Record<string, unknown> = { ...del };
+      if (del.dryRun === true) deleteOptions.dryRun = ['All'];
+      yield {
+        attrs: {
+          operation: 'delete',
+          type,
+          version: req.version,
+          subresource: '',
+          namespace: existing.namespace,
+          name,
+          old: existing.obj,
+          options: { ...opts, ...(del.dryRun === true ? { dryRun: true } : {}) },
+          body: undefined,
+          deleteOptions,
+          inProcess,
         },
-      ]);
+        obj: undefined,
+        phase: 'both',
+      };
     }
-    if (type.namespaced) meta.namespace = namespace;
-    else delete meta.namespace;
-    return {
-      stored: yield* this.#replace(
-        type,
-        version,
-        existing,
-        obj,
-        subresource,
-        opts,
-        operation,
-        body,
-      ),
-      created: false,
-    };
+    return this.#deleteNow(type, namespace, name, del);
   }
 
-  #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {
-    const grKey = groupResourceKey(type.group, type.resource);
-    const name = obj.metadata?.name ?? '';
-    if (type.resource === 'customresourcedefinitions' && type.group === 'apiextensions.k8s.io') {
-      this.#deleteCrdObjects(obj);
-    }
-    const removed = this.#storage.commit('DELETED', grKey, namespace, name, {
-      ...obj,
-      metadata: { ...obj.metadata },
-    });
-    // The controllers' turn: dependents are collected (an owner deleted in the foreground
-    // waits for its blocking dependents, this one included); a terminating namespace goes
-    // once empty.
-    this.#collector?.objectRemoved(obj);
-    if (type.namespaced) this.#namespaces.finishIfEmpty(namespace);
-    return removed;
-  }
-
-  /**
-   * Deleting a namespace, as kube-apiserver's namespace storage does: the namespace is
-   * marked (`deletionTimestamp`, phase `Terminating`; a create in it is then refused); the
-   * namespace controller (./namespace_controller.ts) then deletes what it holds.
-   */
-  #markNamespace(existing: StoredObject, opts: DeleteOpts): StoredObject {
-    const name = existing.obj.metadata?.name ?? '';
-    let current = existing;
-    if (existing.obj.metadata?.deletionTimestamp === undefined) {
-      const next = clone(existing.obj);
-      const m = (next.metadata ??= {});
-      m.deletionTimestamp = this.#now();
-      m.deletionGracePeriodSeconds = 0;
-      next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
-      if (opts.dryRun) return { ...existing, obj: next, json: JSON.stringify(next) };
-      current = this.#storage.commit('MODIFIED', 'namespaces', '', name, next);
-    } else if (opts.dryRun) {
-      return existing;
-    }
-    this.#namespaces.namespaceTerminating(name);
-    return this.#storage.get('namespaces', name) ?? current;
-  }
-
-  #deleteCrdObjects(crd: UnstructuredObject): void {
-    const t = crdResourceType(crd);
-    const grKey = groupResourceKey(t.group, t.resource);
-    for (const o of this.#storage.list(grKey)) {
-      this.#storage.commit('DELETED', grKey, o.namespace, o.obj.metadata?.name ?? '', {
-        ...o.obj,
-        metadata: { ...o.obj.metadata },
-      });
-    }
-    this.#storage.dropTable(grKey);
-    const served = this.#registry.byGroupResource(t.group, t.resource);
-    if (served?.crdName === crd.metadata?.name) this.#registry.remove(t.group, t.resource);
-  }
-
-  /** Deletes an object (or marks it, when finalizers or a pod's grace period hold it). */
-  delete(type: ResourceType, namespace: string, name: string, opts: DeleteOpts = {}): StoredObject {
+  /** Deletes an object (or marks it, when finalizers or a grace period hold it). */
+  #deleteNow(type: ResourceType, namespace: string, name: string, opts: DeleteOpts): StoredObject {
     const existing = this.get(type, namespace, name);
     const meta = existing.obj.metadata ?? {};
     const pre = opts.preconditions;
@@ -1480,28 +1199,22 @@ export class ResourceStore {
         `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
+    const { strategy } = type;
+    if (strategy.delete !== undefined) {
+      return strategy.delete(
+        existing,
+        opts,
+        this.#context(type, type.versions[0] ?? 'v1', '', existing.namespace, {}),
+      );
+    }
     const grKey = groupResourceKey(type.group, type.resource);
-    if (isNamespaces(type)) return this.#markNamespace(existing, opts);
     // As kube-apiserver's registry: Foreground and Orphan deletes hold the object with the
     // garbage collector's finalizer (which the collector, when on, then works off).
     const gcFinalizer = gcFinalizerFor(opts);
     const held = meta.finalizers ?? [];
     const addGcFinalizer = gcFinalizer !== undefined && !held.includes(gcFinalizer);
     const finalizers = addGcFinalizer ? [...held, gcFinalizer] : held;
-    let grace = 0;
-    if (type.group === '' && type.resource === 'pods') {
-      const spec = isObject(existing.obj.spec) ? existing.obj.spec : {};
-      const status = isObject(existing.obj.status) ? existing.obj.status : {};
-      const scheduled = typeof spec.nodeName === 'string' && spec.nodeName !== '';
-      const done = status.phase === 'Succeeded' || status.phase === 'Failed';
-      if (scheduled && !done) {
-        const dflt =
-          typeof spec.terminationGracePeriodSeconds === 'number'
-            ? spec.terminationGracePeriodSeconds
-            : 30;
-        grace = opts.gracePeriodSeconds ?? dflt;
-      }
-    }
+    const grace = strategy.gracePeriodSeconds(existing.obj, opts.gracePeriodSeconds);
     if (finalizers.length > 0 || grace > 0) {
       const next = clone(existing.obj);
       const m = (next.metadata ??= {});
@@ -1529,43 +1242,42 @@ export class ResourceStore {
     return this.#commitRemove(type, existing, opts);
   }
 
-  /**
-   * {@link ResourceStore.delete} for a request: admission sees the delete first (object
-   * absent, `old` the stored object), as kube-apiserver's delete validation does.
-   */
-  async deleteAsync(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    opts: DeleteOpts = {},
-    writeOptions: WriteOptions = {},
-  ): Promise<StoredObject> {
-    const existing = this.get(type, namespace, name);
-    const deleteOptions: Record<string, unknown> = { ...opts };
-    if (opts.dryRun === true) deleteOptions.dryRun = ['All'];
-    await this.admission.admit(
-      {
-        operation: 'delete',
-        type,
-        version,
-        subresource: '',
-        namespace: existing.namespace,
-        name,
-        old: existing.obj,
-        options: { ...writeOptions, ...(opts.dryRun === true ? { dryRun: true } : {}) },
-        body: undefined,
-        deleteOptions,
-        inProcess: false,
-      },
-      undefined,
-    );
-    return this.delete(type, namespace, name, opts);
-  }
-
   #commitRemove(type: ResourceType, existing: StoredObject, opts: DeleteOpts): StoredObject {
     if (opts.dryRun) return existing;
     return this.#remove(type, existing.namespace, existing.obj);
+  }
+
+  #remove(type: ResourceType, namespace: string, obj: UnstructuredObject): StoredObject {
+    const grKey = groupResourceKey(type.group, type.resource);
+    const name = obj.metadata?.name ?? '';
+    type.strategy.beforeRemove?.(
+      obj,
+      this.#context(type, type.versions[0] ?? 'v1', '', namespace, {}),
+    );
+    const removed = this.#storage.commit('DELETED', grKey, namespace, name, {
+      ...obj,
+      metadata: { ...obj.metadata },
+    });
+    // The controllers' turn: dependents are collected (an owner deleted in the foreground
+    // waits for its blocking dependents, this one included); a terminating namespace goes
+    // once empty.
+    this.#collector?.objectRemoved(obj);
+    if (type.namespaced) this.#namespaces.finishIfEmpty(namespace);
+    return removed;
+  }
+
+  /** Deletes every object of a resource and stops serving it when `crdName` serves it. */
+  #dropResource(group: string, resource: string, crdName: string): void {
+    const grKey = groupResourceKey(group, resource);
+    for (const o of this.#storage.list(grKey)) {
+      this.#storage.commit('DELETED', grKey, o.namespace, o.obj.metadata?.name ?? '', {
+        ...o.obj,
+        metadata: { ...o.obj.metadata },
+      });
+    }
+    this.#storage.dropTable(grKey);
+    const served = this.#registry.byGroupResource(group, resource);
+    if (served?.crdName === crdName) this.#registry.remove(group, resource);
   }
 
   /** Deletes every selected object; returns what was deleted or marked. */
@@ -1579,7 +1291,7 @@ export class ResourceStore {
     const out: StoredObject[] = [];
     for (const o of items) {
       try {
-        out.push(this.delete(type, o.namespace, o.obj.metadata?.name ?? '', opts));
+        out.push(this.#deleteNow(type, o.namespace, o.obj.metadata?.name ?? '', opts));
       } catch {
         // deleted concurrently (e.g. by a namespace cascade): skip
       }
@@ -1587,154 +1299,32 @@ export class ResourceStore {
     return out;
   }
 
-  /** Validates a field selector against the resource's selectable fields. */
+  // ---------------------------------------------------------------- reads
+
+  /** Gets an object. */
+  get(type: ResourceType, namespace: string, name: string): StoredObject {
+    const o = this.#storage.get(
+      groupResourceKey(type.group, type.resource),
+      objectKey(type.namespaced ? namespace : '', name),
+    );
+    if (!o) throw notFound(type.group, type.resource, name);
+    return o;
+  }
+
+  /** Validates a field selector against the resource's selectable fields (400 otherwise). */
   checkFieldSelector(type: ResourceType, field: FieldSelector | undefined): void {
-    if (!field) return;
-    for (const r of field.requirements) {
-      const ok =
-        r.field === 'metadata.name' ||
-        (r.field === 'metadata.namespace' && type.namespaced) ||
-        type.fieldSelectors.has(r.field);
-      if (!ok) {
-        if (type.crdName !== undefined) {
-          throw badRequest(
-            `"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`,
-          );
-        }
-        throw badRequest(`field label not supported: ${r.field}`);
-      }
-    }
+    checkFieldSelector(type, field);
   }
 
-  /** Whether an object matches a list/watch query. */
-  selected(
-    type: ResourceType,
-    o: StoredObject,
-    q: Pick<ListQuery, 'label' | 'field' | 'shard'>,
-  ): boolean {
-    if (q.label && !q.label.matches(o.obj.metadata?.labels)) return false;
-    if (q.field && !q.field.matches(selectableFields(o.obj, type))) return false;
-    if (q.shard && !matchesShardRanges(o.obj, q.shard.ranges)) return false;
-    return true;
-  }
-
-  /**
-   * Lists (one page of) a resource. A resourceVersion newer than the store's is reported
-   * by returning `{ tooNew: rv }` so that the HTTP layer can wait for it.
-   */
+  /** Lists (one page of) a resource (./list.ts). */
   list(type: ResourceType, q: ListQuery): ListResult {
-    const grKey = groupResourceKey(type.group, type.resource);
-    const current = this.#storage.resourceVersion;
-    let rv = current;
-    let start = '';
-    let limit = q.limit;
-    if (q.continueToken) {
-      const c = decodeContinue(q.continueToken);
-      if (c.rv < this.#storage.compactedResourceVersion) {
-        throw statusError(
-          410,
-          'Expired',
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
-        );
-      }
-      rv = c.rv;
-      start = c.start;
-    } else if (q.resourceVersion !== undefined && q.resourceVersion !== '') {
-      const asked = Number(q.resourceVersion);
-      if (!Number.isInteger(asked) || asked < 0) {
-        throw badRequest(
-          `resourceVersion: Invalid value: "${q.resourceVersion}": must be a valid resource version`,
-        );
-      }
-      const exact =
-        q.resourceVersionMatch === 'Exact' ||
-        (q.resourceVersionMatch === undefined && limit > 0 && asked !== 0);
-      if (asked === 0) {
-        if (q.resourceVersionMatch === undefined && this.#watchCache) limit = 0;
-      } else if (asked > current) {
-        throw new TooLargeResourceVersion(asked, current);
-      } else if (exact) {
-        if (asked < this.#storage.compactedResourceVersion) {
-          throw tooOld(q.resourceVersion, this.#storage.compactedResourceVersion + 1);
-        }
-        rv = asked;
-      }
-    } else if (q.resourceVersionMatch !== undefined) {
-      throw badRequest(
-        `resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`,
-      );
-    }
-    const ns = type.namespaced ? q.namespace : undefined;
-    const all =
-      rv === current ? this.#storage.list(grKey, ns) : this.#storage.listAt(grKey, rv, ns);
-    const items: StoredObject[] = [];
-    let i = 0;
-    if (start !== '') {
-      // Binary search past the start key.
-      let lo = 0;
-      let hi = all.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((all[mid]?.key ?? '') <= start) lo = mid + 1;
-        else hi = mid;
-      }
-      i = lo;
-    }
-    const filtered = q.label !== undefined || q.field !== undefined || q.shard !== undefined;
-    for (; i < all.length; i++) {
-      const o = all[i];
-      if (!o) continue;
-      if (filtered && !this.selected(type, o, q)) continue;
-      if (limit > 0 && items.length === limit) break;
-      items.push(o);
-    }
-    let continueToken = '';
-    let remaining: number | undefined;
-    if (limit > 0 && i < all.length) {
-      const last = items[items.length - 1];
-      if (last) {
-        // Is anything selected left?
-        let more = !filtered;
-        for (let j = i; !more && j < all.length; j++) {
-          const o = all[j];
-          if (o && this.selected(type, o, q)) more = true;
-        }
-        if (more) {
-          continueToken = encodeContinue(rv, last.key);
-          if (!filtered) remaining = all.length - i;
-        }
-      }
-    }
-    return { rv, items, continueToken, remaining };
+    return listObjects(this.#storage, type, q, this.#watchCache);
   }
 
   /** Resolves a name rule check for names in URLs (used by the HTTP layer). */
   static validPathName(name: string): boolean {
     return nameErrors(name, 'pathSegment').length === 0;
   }
-}
-
-/** A list or watch asked for a resourceVersion newer than the store's. */
-export class TooLargeResourceVersion extends KubeControllerKitError {
-  /** The version asked for. */
-  readonly asked: number;
-  /** The current version. */
-  readonly current: number;
-  /** @param asked - asked; @param current - current. */
-  constructor(asked: number, current: number) {
-    super(`Too large resource version: ${asked}, current: ${current}`);
-    this.asked = asked;
-    this.current = current;
-  }
-}
-
-/**
- * Whether a PUT without `metadata.resourceVersion` is accepted: true for built-in kinds,
- * false for custom resources and for CustomResourceDefinitions, as on kube-apiserver.
- */
-function allowsUnconditionalUpdate(type: ResourceType): boolean {
-  if (type.crdName !== undefined) return false;
-  return !(type.group === 'apiextensions.k8s.io' && type.resource === 'customresourcedefinitions');
 }
 
 /**
@@ -1758,33 +1348,9 @@ function gcFinalizerFor(opts: DeleteOpts): string | undefined {
   return undefined;
 }
 
-function isNamespaces(type: ResourceType): boolean {
-  return type.group === '' && type.resource === 'namespaces';
-}
-
-/**
- * A Namespace's decoding defaults (pkg/apis/core/v1/defaults.go): the
- * `kubernetes.io/metadata.name` label, and `status.phase: Active` when unset.
- */
-function namespaceDecodeDefaults(obj: UnstructuredObject): UnstructuredObject {
-  const status = isObject(obj.status) ? obj.status : {};
-  return {
-    ...obj,
-    metadata: withNamespaceNameLabel(obj),
-    status: {
-      ...status,
-      phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Active',
-    },
-  };
-}
-
-/** A Namespace's metadata with its `kubernetes.io/metadata.name` label (SetDefaults_Namespace). */
-function withNamespaceNameLabel(
-  obj: UnstructuredObject,
-): NonNullable<UnstructuredObject['metadata']> {
-  const name = obj.metadata?.name ?? '';
-  return {
-    ...obj.metadata,
-    labels: { ...obj.metadata?.labels, 'kubernetes.io/metadata.name': name },
-  };
-}
+/** What an update changes, checked once before its attempts. */
+type Change =
+  | { readonly kind: 'update'; readonly obj: UnstructuredObject }
+  | { readonly kind: 'patch' }
+  | { readonly kind: 'apply'; readonly config: { [k: string]: JsonValue } }
+  | { readonly kind: 'scale'; readonly codec: ScaleCodec };

@@ -17,7 +17,7 @@
 import type { ApiError, StatusCause, UnstructuredObject } from 'kube-controller-kit';
 import type { UserInfo } from './authentication.js';
 import type { Attributes, Authorizer } from './authorization.js';
-import type { ResourceType } from './registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
 import { badRequest, statusError } from './status.js';
 
 /** What a review is answered from besides its body. */

@@ -8,15 +8,15 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Status } from 'kube-controller-kit';
 import { ApiError } from 'kube-controller-kit';
+import type { Status } from 'kube-controller-kit';
 import * as discovery from './discovery.js';
 import type { RequestInfo, RequestVerb, TestApiServerFaults } from './faults.js';
 import { openApiV3Document, openApiV3Index } from './openapi.js';
 import { serveOpenApiV2 } from './openapi_v2.js';
-import { groupResourceKey } from './registry.js';
+import { groupResourceKey } from './registry/resource_registry.js';
 import type { ResourceHandlers } from './resource_handlers.js';
-import { TooLargeResourceVersion } from './resource_store.js';
+import { TooLargeResourceVersion } from './list.js';
 import { sendJson, sendStatus } from './responses.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, failure, methodNotAllowed, pathNotFound, statusError } from './status.js';

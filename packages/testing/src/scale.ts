@@ -7,8 +7,15 @@
  */
 import { labelSelectorFromLabelSelector } from 'kube-controller-kit';
 import type { UnstructuredObject } from 'kube-controller-kit';
-import type { ResourceType, ScaleSubresource } from './registry.js';
-import { badRequest } from './status.js';
+import { applyJsonPatch, applyMergePatch, PatchError, strategicMerge } from './patch.js';
+import type { ResourceType, ScaleSubresource } from './registry/types.js';
+import { defaultOnRead, scaleOf, withReplicas } from './schema/index.js';
+import type { CustomResourceSchema } from './schema/index.js';
+import { badRequest, pathNotFound, statusError } from './status.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
 
 function segments(path: string): string[] {
   return path
@@ -97,4 +104,112 @@ export function fromScale(
   if (typeof rv === 'string' && rv !== '') meta.resourceVersion = rv;
   else delete meta.resourceVersion;
   return next;
+}
+
+/** The kind admission sees on a write through `/scale`. */
+export const SCALE_KIND = { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+
+/** How a resource's `/scale` reads and writes its objects. */
+export interface ScaleCodec {
+  /** The Scale a GET answers and a patch applies to. */
+  read(obj: UnstructuredObject): UnstructuredObject;
+  /** The Scale admission sees (old and new). */
+  admitted(obj: UnstructuredObject): UnstructuredObject;
+  /** A Scale patched (the patch types `/scale` takes). */
+  patch(scale: UnstructuredObject, contentType: string, body: unknown): unknown;
+  /**
+   * The object with a written Scale's desired replicas (a copy), carrying the Scale's
+   * resourceVersion as the write's precondition; 400 for a Scale that is not one.
+   */
+  write(obj: UnstructuredObject, scale: unknown): UnstructuredObject;
+}
+
+/** 400 for a patch that does not parse, 422 for a JSON patch that does not apply. */
+function patched(apply: () => unknown): unknown {
+  try {
+    return apply();
+  } catch (err) {
+    if (err instanceof PatchError) {
+      if (err.code === 400) throw badRequest(err.message);
+      throw statusError(
+        422,
+        'Invalid',
+        'the server rejected our request due to an error in our request',
+        {},
+      );
+    }
+    throw err;
+  }
+}
+
+/**
+ * The `/scale` of a resource: a built-in's from its ScaleSubresource paths (./scale.ts's
+ * rules), a custom resource's from its CRD's (`crs`, ./schema/scale.ts's rules: the
+ * CRD's words, read-time defaults, merge and JSON patches).
+ */
+export function scaleCodec(type: ResourceType, crs: CustomResourceSchema | undefined): ScaleCodec {
+  const admitted = (obj: UnstructuredObject): UnstructuredObject => toScale(type, obj);
+  if (type.crdName === undefined) {
+    return {
+      read: admitted,
+      admitted,
+      patch: (scale, contentType, body) =>
+        patched(() => {
+          switch (contentType) {
+            case 'application/merge-patch+json':
+              return applyMergePatch(scale, body);
+            case 'application/strategic-merge-patch+json':
+              return strategicMerge(scale, body);
+            case 'application/json-patch+json':
+              return applyJsonPatch(scale, body);
+            default:
+              throw statusError(
+                415,
+                'UnsupportedMediaType',
+                'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json',
+              );
+          }
+        }),
+      write: (obj, scale) => fromScale(type, obj, scale),
+    };
+  }
+  const scale = crs?.scale;
+  if (crs === undefined || scale === undefined) throw pathNotFound();
+  return {
+    read: (obj) => scaleOf(scale, defaultOnRead(crs, obj) ?? obj) as unknown as UnstructuredObject,
+    admitted,
+    patch: (current, contentType, body) =>
+      patched(() => {
+        if (contentType === 'application/json-patch+json') return applyJsonPatch(current, body);
+        if (
+          contentType === 'application/merge-patch+json' ||
+          contentType === 'application/apply-patch+yaml'
+        ) {
+          if (!isObject(body)) throw new PatchError('merge patch must be a JSON object', 400);
+          return applyMergePatch(current, body);
+        }
+        throw statusError(
+          415,
+          'UnsupportedMediaType',
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml`,
+        );
+      }),
+    write: (obj, body) => {
+      if (!isObject(body) || (body.kind !== undefined && body.kind !== 'Scale')) {
+        throw badRequest(
+          `the object provided is unrecognized (must be of type Scale): couldn't get version/kind; json parse error: expected a Scale`,
+        );
+      }
+      const spec = isObject(body.spec) ? body.spec : {};
+      const replicas = spec.replicas ?? 0;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas)) {
+        throw badRequest(
+          `Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal ${typeof replicas} into Go struct field ScaleSpec.spec.replicas of type int32`,
+        );
+      }
+      const meta = isObject(body.metadata) ? body.metadata : {};
+      const rv = typeof meta.resourceVersion === 'string' ? meta.resourceVersion : undefined;
+      return withReplicas(scale, obj, replicas, rv);
+    },
+  };
 }

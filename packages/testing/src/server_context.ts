@@ -10,7 +10,7 @@ import type { Authenticator, UserInfo } from './authentication.js';
 import type { Authorizer } from './authorization.js';
 import type { RequestVerb } from './faults.js';
 import type { OpenWatches } from './open_watches.js';
-import type { ResourceRegistry, ResourceType } from './registry.js';
+import type { ResourceRegistry, ResourceType } from './registry/resource_registry.js';
 import type { RequestGate } from './request_gate.js';
 import type { ResourceStore } from './resource_store.js';
 import type { ServiceAccountTokens } from './service_account_tokens.js';

@@ -10,9 +10,9 @@
  */
 import type { UnstructuredObject } from 'kube-controller-kit';
 import { evaluateJsonPath } from './jsonpath.js';
-import { ageColumn, ageOf, builtinPrinters, nameColumn, rec } from './printers.js';
+import { ageColumn, ageOf, nameColumn, rec } from './printers.js';
 import type { Printer } from './printers.js';
-import type { ResourceType } from './registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
 import type { StoredObject } from './storage.js';
 
 export { humanAge } from './printers.js';
@@ -85,7 +85,7 @@ export function tablePrinters(
   crdColumns: PrinterColumnSpec[] | undefined,
 ): Printer[] {
   if (type.crdName !== undefined) return crdPrinters(crdColumns);
-  return builtinPrinters(type.group, type.resource) ?? [nameColumn, ageColumn];
+  return type.printers === undefined ? [nameColumn, ageColumn] : [...type.printers];
 }
 
 /** The rendering inputs of a Table: its printers and the time ages are computed at. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { StatusCause, UnstructuredObject } from 'kube-controller-kit';
-import type { NameRule } from './registry.js';
+import type { NameRule } from './registry/resource_registry.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

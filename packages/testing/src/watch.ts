@@ -24,7 +24,7 @@ import type {
   UnstructuredObject,
 } from 'kube-controller-kit';
 import type { ServerResponse } from 'node:http';
-import type { ResourceType } from './registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
 import type { ChangeEvent, ChangeType, StoredObject } from './storage.js';
 
 /**

@@ -12,7 +12,7 @@ import type { Rendering } from './negotiation.js';
 import { encodeWatchFrame, PROTOBUF_MEDIA_TYPE } from './protobuf/codec.js';
 import { parseShardQuery } from './feature_gates.js';
 import { parseSelectors } from './query.js';
-import { groupResourceKey } from './registry.js';
+import { groupResourceKey } from './registry/resource_registry.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, statusError, tooOld } from './status.js';
 import { renderTableWatchLine } from './table.js';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiError, UnstructuredObject } from 'kube-controller-kit';
 import type { WebhookClientConfig, WebhookEndpoints } from './admission/webhook_client.js';
 import { WebhookCallError } from './admission/webhook_client.js';
-import type { ResourceType } from './registry.js';
+import type { ResourceType } from './registry/resource_registry.js';
 import { statusError } from './status.js';
 
 /** kube-apiserver's timeout of a conversion call. */

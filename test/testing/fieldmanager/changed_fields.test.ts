@@ -5,7 +5,7 @@
 // keys, nulls, empty objects, atomic and untyped values are all crossed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinType } from '../../../packages/testing/src/fieldmanager/builtin_schema.js';
+import { builtinType } from '../../../packages/testing/src/registry/index.js';
 import { changedFieldsV1 } from '../../../packages/testing/src/fieldmanager/changed_fields.js';
 import { FieldManagerError } from '../../../packages/testing/src/fieldmanager/errors.js';
 // The field manager's own sets: the cross-check runs with what a write runs with.

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../src/client/errors.js';
-import { builtinType } from '../../../packages/testing/src/fieldmanager/builtin_schema.js';
+import { builtinType } from '../../../packages/testing/src/registry/index.js';
 import type { FieldManagerScope } from '../../../packages/testing/src/fieldmanager/field_manager.js';
 import {
   applyToObject,

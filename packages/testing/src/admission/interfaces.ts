@@ -9,7 +9,7 @@
  */
 import type { UnstructuredObject } from 'kube-controller-kit';
 import type { UserInfo } from '../authentication.js';
-import type { ResourceType } from '../registry.js';
+import type { ResourceType } from '../registry/resource_registry.js';
 
 /** The options of a write (query parameters and request facts the write path reads). */
 export interface WriteOptions {
@@ -88,7 +88,7 @@ export type MaybePromise<T> = T | Promise<T>;
 
 /** A plugin that may change the object (kube-apiserver's `MutationInterface`). */
 export interface MutationInterface {
-  /** A name for logs and errors (e.g. `builtin-defaults`, `MutatingAdmissionWebhook`). */
+  /** A name for logs and errors (e.g. `schema`, `MutatingAdmissionWebhook`). */
   readonly name: string;
   /**
    * Returns the object to continue with (the same one, changed, or a new one) or throws

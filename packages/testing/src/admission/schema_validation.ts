@@ -3,27 +3,23 @@
  * validated through their CRD version's schema, `x-kubernetes-validations` CEL rules
  * included; built-in resources pass unchanged.
  *
- * It has two halves, as kube-apiserver has:
- * - a mutation ({@link prepareCustomResource}): pruning, defaulting and the
- *   `fieldValidation` warnings or Strict refusal, which kube-apiserver's custom resource
- *   codec does when it decodes the body and again on what a mutating webhook returns. It
- *   runs after the mutating webhooks, so what they return is pruned and defaulted too.
- * - a validation ({@link validateCustomResource}): the OpenAPI schema and the CEL rules,
- *   answered in one 422 (rules are skipped, with a cause saying so, when the schema already
- *   failed). kube-apiserver runs it as the custom resource strategy's Validate, inside the
- *   registry's create (after BeforeCreate: the name generated from `generateName` and the
- *   uid are set, so a rule reading `self.metadata.name` sees the name) or update, before
- *   validating admission; here it is the first validation of the chain, which a create
- *   runs after BeforeCreate.
+ * It is a mutation ({@link prepareCustomResource}): pruning, defaulting and the
+ * `fieldValidation` warnings or Strict refusal, which kube-apiserver's custom resource
+ * codec does when it decodes the body and again on what a mutating webhook returns. It
+ * runs after the mutating webhooks, so what they return is pruned and defaulted too.
+ *
+ * The validation (the OpenAPI schema and the CEL rules, one 422) is the custom resource
+ * strategy's Validate and ValidateUpdate (../registry/apiextensions/customresource.ts),
+ * which the store runs in BeforeCreate/BeforeUpdate: after mutating admission and before
+ * validating admission, with the name generated from `generateName` set.
  *
  * @module
  */
 import type { UnstructuredObject } from 'kube-controller-kit';
-import type { ResourceType } from '../registry.js';
-import { prepareCustomResource, validateCustomResource } from '../schema/admission.js';
+import type { ResourceType } from '../registry/resource_registry.js';
+import { prepareCustomResource } from '../schema/admission.js';
 import type { AdmitOptions, CustomResourceSchema } from '../schema/admission.js';
-import { invalid } from '../status.js';
-import type { AdmissionAttributes, MutationInterface, ValidationInterface } from './interfaces.js';
+import type { AdmissionAttributes, MutationInterface } from './interfaces.js';
 
 /** The options the schema's halves read from a write's attributes. */
 function admitOptions(attrs: AdmissionAttributes): AdmitOptions {
@@ -42,7 +38,7 @@ function admitOptions(attrs: AdmissionAttributes): AdmitOptions {
  */
 export function schemaValidationPlugin(
   schemaOf: (type: ResourceType, version: string) => CustomResourceSchema | undefined,
-): MutationInterface & ValidationInterface {
+): MutationInterface {
   return {
     name: 'schema',
     admit(attrs: AdmissionAttributes, obj: UnstructuredObject | undefined) {
@@ -54,15 +50,6 @@ export function schemaValidationPlugin(
       attrs.options.warnings?.push(...prepared.warnings);
       // metadata.generation follows the admitted object: the store sets it after admission.
       return prepared.object;
-    },
-    validate(attrs: AdmissionAttributes, obj: UnstructuredObject | undefined) {
-      if (obj === undefined || attrs.kind !== undefined) return;
-      const crs = schemaOf(attrs.type, attrs.version);
-      if (crs === undefined) return;
-      const causes = validateCustomResource(crs, obj, attrs.old, admitOptions(attrs));
-      if (causes.length > 0) {
-        throw invalid(attrs.type.group, attrs.type.kind, obj.metadata?.name ?? '', causes);
-      }
     },
   };
 }

@@ -11,7 +11,7 @@
  */
 import { labelSelectorFromLabelSelector } from 'kube-controller-kit';
 import type { LabelSelectorSpec, UnstructuredObject } from 'kube-controller-kit';
-import type { ResourceType } from '../registry.js';
+import type { ResourceType } from '../registry/resource_registry.js';
 import { statusError } from '../status.js';
 import { celErrorText, evaluateCel } from './cel.js';
 import type { AdmissionAttributes } from './interfaces.js';

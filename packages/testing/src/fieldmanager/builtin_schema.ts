@@ -1,5 +1,6 @@
 /**
- * The merge types of the built-in resources the test server serves, for server-side apply.
+ * The building blocks of the built-in kinds' merge types, for server-side apply; each
+ * kind's merge type is in its file under ../registry (its `mergeType`).
  *
  * Source: the `+listType`, `+listMapKey`, `+mapType` and `+structType` markers of
  * `k8s.io/api` (`core/v1`, `apps/v1`, `batch/v1`, `coordination/v1`) and `k8s.io/apimachinery`'s
@@ -18,17 +19,24 @@
 import type { MapType, TypeNode } from './schema.js';
 import { listAtomic, listMap, mapOf, objectMetaType, scalar, struct } from './schema.js';
 
-const open = (fields: Record<string, TypeNode>, defaults?: Record<string, string>): MapType =>
-  struct(fields, { open: true, ...(defaults ? { defaults } : {}) });
+export { listAtomic, listMap, mapOf, objectMetaType, scalar } from './schema.js';
+
+/** An open struct (any key a named field) with the given fields and defaults. */
+export const open = (
+  fields: Record<string, TypeNode>,
+  defaults?: Record<string, string>,
+): MapType => struct(fields, { open: true, ...(defaults ? { defaults } : {}) });
 
 /** `metav1.LabelSelector`: `+structType=atomic`. */
-const labelSelector = struct(
+export const labelSelector = struct(
   { matchLabels: mapOf(scalar), matchExpressions: listAtomic() },
   { atomic: true },
 );
 
+/** A container's port (`protocol` defaults to TCP). */
 const containerPort = open({ containerPort: scalar, protocol: scalar }, { protocol: 'TCP' });
 
+/** A container. */
 const container = open({
   ports: listMap(['containerPort', 'protocol'], containerPort),
   env: listMap(['name'], open({ name: scalar })),
@@ -40,7 +48,8 @@ const container = open({
   envFrom: listAtomic(),
 });
 
-const podSpec = open({
+/** `core/v1.PodSpec`. */
+export const podSpec = open({
   containers: listMap(['name'], container),
   initContainers: listMap(['name'], container),
   ephemeralContainers: listMap(['name'], container),
@@ -59,11 +68,14 @@ const podSpec = open({
   overhead: mapOf(scalar),
 });
 
-const conditions = listMap(['type'], open({ type: scalar }));
+/** Conditions, keyed by `type`. */
+export const conditions = listMap(['type'], open({ type: scalar }));
 
-const podTemplateSpec = open({ metadata: objectMetaType, spec: podSpec });
+/** `core/v1.PodTemplateSpec`. */
+export const podTemplateSpec = open({ metadata: objectMetaType, spec: podSpec });
 
-function root(fields: Record<string, TypeNode>): MapType {
+/** A kind's root: apiVersion, kind, ObjectMeta and the given fields. */
+export function root(fields: Record<string, TypeNode>): MapType {
   return open({ apiVersion: scalar, kind: scalar, metadata: objectMetaType, ...fields });
 }
 
@@ -76,7 +88,7 @@ export interface BuiltinType {
 }
 
 /** A workload with a selector, a pod template and conditions (ReplicaSet, Job, …). */
-function workload(spec: Record<string, TypeNode>, implicit: readonly string[]): BuiltinType {
+export function workload(spec: Record<string, TypeNode>, implicit: readonly string[]): BuiltinType {
   return {
     type: root({
       spec: open({ selector: labelSelector, template: podTemplateSpec, ...spec }),
@@ -93,121 +105,5 @@ function workload(spec: Record<string, TypeNode>, implicit: readonly string[]): 
   };
 }
 
-const TABLE: Record<string, BuiltinType> = {
-  pods: {
-    type: root({
-      spec: podSpec,
-      status: open({
-        conditions,
-        podIPs: listMap(['ip'], open({ ip: scalar })),
-        hostIPs: listAtomic(),
-        containerStatuses: listAtomic(),
-        initContainerStatuses: listAtomic(),
-      }),
-    }),
-    implicitStructs: ['spec', 'status'],
-  },
-  services: {
-    type: root({
-      spec: open({
-        ports: listMap(
-          ['port', 'protocol'],
-          open({ port: scalar, protocol: scalar }, { protocol: 'TCP' }),
-        ),
-        selector: mapOf(scalar, true),
-        clusterIPs: listAtomic(scalar),
-        externalIPs: listAtomic(scalar),
-        ipFamilies: listAtomic(scalar),
-        loadBalancerSourceRanges: listAtomic(scalar),
-      }),
-      status: open({ conditions }),
-    }),
-    implicitStructs: ['spec', 'status'],
-  },
-  configmaps: {
-    type: root({ data: mapOf(scalar), binaryData: mapOf(scalar) }),
-    implicitStructs: [],
-  },
-  secrets: {
-    type: root({ data: mapOf(scalar), stringData: mapOf(scalar) }),
-    implicitStructs: [],
-  },
-  namespaces: {
-    type: root({
-      spec: open({ finalizers: listAtomic(scalar) }),
-      status: open({ conditions }),
-    }),
-    implicitStructs: ['spec', 'status'],
-  },
-  events: {
-    type: root({}),
-    implicitStructs: ['involvedObject', 'source'],
-  },
-  'deployments.apps': {
-    type: root({
-      spec: open({
-        selector: labelSelector,
-        template: podTemplateSpec,
-        strategy: open({}),
-      }),
-      status: open({ conditions }),
-    }),
-    implicitStructs: [
-      'spec',
-      'spec.strategy',
-      'spec.template',
-      'spec.template.metadata',
-      'spec.template.spec',
-      'status',
-    ],
-  },
-  'statefulsets.apps': workload({ updateStrategy: open({}) }, ['spec.updateStrategy']),
-  'daemonsets.apps': workload({ updateStrategy: open({}) }, ['spec.updateStrategy']),
-  'replicasets.apps': workload({}, []),
-  'jobs.batch': workload({}, []),
-  'cronjobs.batch': {
-    type: root({
-      spec: open({
-        jobTemplate: open({
-          metadata: objectMetaType,
-          spec: open({ selector: labelSelector, template: podTemplateSpec }),
-        }),
-      }),
-      status: open({ active: listAtomic() }),
-    }),
-    implicitStructs: [
-      'spec',
-      'spec.jobTemplate',
-      'spec.jobTemplate.metadata',
-      'spec.jobTemplate.spec',
-      'spec.jobTemplate.spec.template',
-      'spec.jobTemplate.spec.template.metadata',
-      'spec.jobTemplate.spec.template.spec',
-      'status',
-    ],
-  },
-  'leases.coordination.k8s.io': {
-    type: root({ spec: open({}) }),
-    implicitStructs: ['spec'],
-  },
-  'customresourcedefinitions.apiextensions.k8s.io': {
-    type: root({
-      spec: open({
-        versions: listAtomic(),
-        names: open({ shortNames: listAtomic(scalar), categories: listAtomic(scalar) }),
-      }),
-      status: open({ conditions, storedVersions: listAtomic(scalar) }),
-    }),
-    implicitStructs: ['spec', 'spec.names', 'status', 'status.acceptedNames'],
-  },
-};
-
-const FALLBACK: BuiltinType = { type: root({}), implicitStructs: [] };
-
-/**
- * The merge type of a built-in resource by its storage key (`pods`, `deployments.apps`);
- * an unknown built-in gets an open struct with ObjectMeta.
- */
-export function builtinType(groupResource: string): BuiltinType {
-  return TABLE[groupResource] ?? FALLBACK;
-}
+/** The merge type of a kind that states none: an open struct with ObjectMeta. */
+export const openRoot: BuiltinType = { type: root({}), implicitStructs: [] };
