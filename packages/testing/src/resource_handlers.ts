@@ -453,18 +453,23 @@ export class ResourceHandlers {
 
   /** A stored object as the request's version shows it (through a conversion webhook). */
   async #readAt(r: ResourceRequest, stored: StoredObject): Promise<StoredObject> {
-    const [out] = await this.#readAllAt(r, [stored]);
+    const [out] = await this.#readAllAt(r, [stored], false);
     return out ?? stored;
   }
 
   /** Stored objects at the request's version, converted in one ConversionReview. */
-  async #readAllAt(r: ResourceRequest, items: StoredObject[]): Promise<StoredObject[]> {
+  async #readAllAt(
+    r: ResourceRequest,
+    items: StoredObject[],
+    list = true,
+  ): Promise<StoredObject[]> {
     const { converter } = this.#ctx;
     if (items.length === 0 || !converter.converts(r.type, r.version)) return items;
     const objs = await converter.convert(
       r.type,
       items.map((o) => o.obj),
       r.version,
+      list,
     );
     return items.map((o, i) => {
       const obj = objs[i] ?? o.obj;
