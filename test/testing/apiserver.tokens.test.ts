@@ -72,6 +72,19 @@ describe('ServiceAccount tokens (TokenRequest) and TokenReview', () => {
     ]);
   });
 
+  it('rule (kube-apiserver TokenREST.Create fills the object meta system fields): a TokenRequest answer has its own metadata.uid and creationTimestamp', async () => {
+    const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} };
+    const first = (await request(body)).json.metadata as Record<string, unknown>;
+    const second = (await request(body)).json.metadata as Record<string, unknown>;
+    assert.match(
+      String(first.uid),
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    assert.notEqual(first.uid, second.uid);
+    assert.notEqual(first.uid, server.get('serviceaccounts', 'bot', 'ops')?.metadata?.uid);
+    assert.deepEqual(Object.keys(first), ['name', 'namespace', 'uid', 'creationTimestamp']);
+  });
+
   it('a token is refused 401 once it has expired', async () => {
     const token = server.createToken('ops', 'bot', { expirationSeconds: 600 });
     assert.equal((await whoami(token)).code, 201);

@@ -367,7 +367,8 @@ export function answerTokenRequest(
   return {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
-    metadata: { ...meta, name, namespace, creationTimestamp: now },
+    // kube-apiserver's TokenREST fills the system fields of the answer as of any create.
+    metadata: { ...meta, name, namespace, uid: randomUUID(), creationTimestamp: now },
     spec: issued.spec,
     status: { token: issued.token, expirationTimestamp: issued.expirationTimestamp },
   };
