@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Type-checks every TypeScript code block of README.md and docs/*.md under the strictest
-// settings a user may set: strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess.
+// Type-checks every TypeScript code block of README.md and docs/*.md, and the example of each
+// area of the API reference (the ```ts block in the `@module` comment of each entry point
+// in typedoc.json), under the strictest settings a user may set: strict,
+// exactOptionalPropertyTypes, noUncheckedIndexedAccess.
 //
 // Each ```ts block becomes one module (top-level await allowed) in .tmp/doc-snippets/, with
 // `kube-controller-kit` and its subpaths mapped to the sources, and tsc checks them together.
@@ -49,6 +51,31 @@ export function extractBlocks(markdown) {
     i = j;
   }
   return blocks;
+}
+
+/** The text of the first doc comment of a TypeScript file, without its ` * ` margins. */
+export function moduleComment(source) {
+  const m = /^\s*\/\*\*([\s\S]*?)\*\//.exec(source);
+  if (m === null) return '';
+  return m[1]
+    .split('\n')
+    .map((l) => l.replace(/^\s*\* ?/, ''))
+    .join('\n');
+}
+
+/**
+ * The ```ts examples of the areas of the API reference: for each entry point of
+ * typedoc.json, the blocks of its module comment, as { file, line, code } (line: of the
+ * comment's text, from 1).
+ */
+export function moduleExamples(rootDir = root) {
+  const { entryPoints } = JSON.parse(readFileSync(join(rootDir, 'typedoc.json'), 'utf8'));
+  const out = [];
+  for (const file of entryPoints) {
+    const comment = moduleComment(readFileSync(join(rootDir, file), 'utf8'));
+    for (const b of extractBlocks(comment)) out.push({ file, line: b.line, code: b.code });
+  }
+  return out;
 }
 
 /** The flags every block is checked under: the strictest a user may set. */
@@ -100,6 +127,14 @@ function writeSnippetProject(out, compilerOptions) {
       writeFileSync(join(out, name), `${header}${b.code}\nexport {};\n`);
       written.push({ name, file, line: b.line });
     }
+  }
+  for (const ex of moduleExamples()) {
+    const name = `${ex.file.replace(/[/.]/g, '_')}_L${ex.line}.ts`;
+    writeFileSync(
+      join(out, name),
+      `// ${ex.file} (module comment):${ex.line}\n${ex.code}\nexport {};\n`,
+    );
+    written.push({ name, file: ex.file, line: ex.line });
   }
   const tsconfig = {
     compilerOptions: { ...strictest, ...compilerOptions },

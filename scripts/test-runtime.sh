@@ -36,8 +36,11 @@
 #     development certificates (node:crypto, X509Certificate);
 #   - the secret-redaction tests (test/security: util.inspect and error formatting) and the
 #     chaos suite (CHAOS_RUNS seeded schedules, default 100 here);
-#   - the test runner's own output (test/docs: the guide's recipe run by node --test) and the
-#     README's programs (the quick start and the demo).
+#   - the test runner's own output (test/docs/testing_guide: the guide's recipe run by
+#     node --test), the example that opens each area of the API reference
+#     (test/docs/module_examples) and the README's programs (the quick start and the demo).
+#     Not the documentation site's test (test/docs/site: static HTML in Chromium, built by
+#     the Node 20 run) nor the reference's coverage (test/docs/reference_areas: the compiler).
 # Left to the Node 20 run: the rest of the in-memory server (its API semantics, kubectl),
 # conformance, sharding, dynamic, record, codegen, fuzz, apimachinery, cli and scripts, the
 # other examples: the same code paths over the same Node APIs as the subset.
@@ -87,7 +90,8 @@ if [ "${#targets[@]}" -eq 0 ]; then
       test/manager/signals.test.ts test/manager/sigterm.test.ts test/manager/probes.test.ts
       test/manager/metrics_secure.test.ts test/metrics test/webhook/tls.test.ts
       test/webhook/certificates.test.ts test/webhook/admission.test.ts test/security
-      test/chaos test/docs test/examples/quickstart.test.ts test/examples/demo.test.ts)
+      test/chaos test/docs/testing_guide.test.ts test/docs/module_examples.test.ts
+      test/examples/quickstart.test.ts test/examples/demo.test.ts)
   fi
 fi
 

@@ -6,20 +6,36 @@
  * @module
  */
 
-/** How a manager came to own its fields: by server-side apply, or by any other write. */
+/**
+ * How a manager came to own its fields: by server-side apply, or by any other write.
+ *
+ * Exported for `@kube-controller-kit/testing`, not part of the API.
+ *
+ * @internal
+ */
 export type ManagedFieldsOperationType = 'Apply' | 'Update';
 
 /**
  * The set of fields a manager owns, as a trie in meta/v1's `FieldsV1` format: keys are
  * `f:<field>`, `k:<list-map key as JSON>`, `v:<set value as JSON>` or `i:<index>`; a `.`
  * key marks the node itself as owned; leaves are `{}`.
+ *
+ * Exported for `@kube-controller-kit/testing`, not part of the API.
+ *
+ * @internal
  */
 export interface FieldsV1 {
   /** One child of the trie (`f:spec`, `k:{"name":"app"}`, `.`). */
   [path: string]: FieldsV1;
 }
 
-/** One entry of `metadata.managedFields`. */
+/**
+ * One entry of `metadata.managedFields`.
+ *
+ * Exported for `@kube-controller-kit/testing`, not part of the API.
+ *
+ * @internal
+ */
 export interface ManagedFieldsEntry {
   /** The field manager (`kubectl`, `my-controller`, …). */
   manager?: string;

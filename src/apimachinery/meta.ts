@@ -31,6 +31,10 @@ export interface ShardInfo {
 /**
  * A group and resource as kube-apiserver names them in keys and messages: `pods` for the
  * core group, `deployments.apps`, `leases.coordination.k8s.io`.
+ *
+ * Exported for `@kube-controller-kit/testing`, not part of the API.
+ *
+ * @internal
  */
 export function groupResourceKey(group: string, resource: string): string {
   return group === '' ? resource : `${resource}.${group}`;

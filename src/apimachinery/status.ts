@@ -80,6 +80,10 @@ export interface Status {
  * Builds a failure `Status` as kube-apiserver renders one: `kind`, `apiVersion`, empty
  * `metadata`, `status: Failure`, the message, the reason, the details when given, then the
  * code.
+ *
+ * Exported for `@kube-controller-kit/testing`, not part of the API.
+ *
+ * @internal
  */
 export function failureStatus(
   code: number,

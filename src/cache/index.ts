@@ -1,8 +1,42 @@
 /**
- * The informer's cache: keys, the indexer, selectors, listers, DeltaFIFO, the reflector
- * and the shared informer.
+ * The informer's cache (client-go's `tools/cache`): {@link SharedIndexInformer} keeps an
+ * indexed local copy of one resource in step with the server and tells handlers what
+ * changed; {@link SharedInformerFactory} shares one informer per resource among every
+ * caller; {@link Lister}s read the cache; beneath them the {@link Reflector} (list and
+ * watch, relist on 410, backoff), {@link DeltaFIFO} and {@link RealFIFO}, the
+ * {@link Indexer}, key functions and label and field selectors. {@link watcher} gives the
+ * same list-and-watch as an async iterable, with stream combinators.
  *
- * @module
+ * Imported from `kube-controller-kit`. Guides: [reflector](../../docs/reflector.md),
+ * [informer](../../docs/informer.md), [factories](../../docs/factories.md),
+ * [streams](../../docs/streams.md).
+ *
+ * ```ts
+ * import { SharedInformerFactory, Transport, configMaps } from 'kube-controller-kit';
+ * import { startTestApiServer } from '@kube-controller-kit/testing';
+ *
+ * const server = await startTestApiServer();
+ * const transport = new Transport(server.kubeConfig());
+ * const factory = new SharedInformerFactory(transport, { namespace: 'default' });
+ * const informer = factory.configMaps(); // SharedIndexInformer<Serialized<V1ConfigMap>>
+ * const added = new Promise<string>((resolve) => {
+ *   informer.addEventHandler({ onAdd: (cm) => resolve(cm.metadata?.name ?? '') });
+ * });
+ *
+ * const stop = new AbortController();
+ * factory.start(stop.signal);
+ * await factory.waitForCacheSync(stop.signal);
+ * await configMaps(transport).namespace('default').create({ metadata: { name: 'settings' } });
+ * console.log('added', await added);
+ * const cached = informer.lister().byNamespace('default').get('settings'); // from the cache
+ * console.log('uid', cached.metadata?.uid);
+ *
+ * await factory.shutdown(); // stops every informer; resolves once all have stopped
+ * transport.close();
+ * await server.close();
+ * ```
+ *
+ * @module cache
  */
 export type { ListerWatcher } from './listwatch.js';
 export { ConsistencyStore, StaleCacheError, resourceVersionAtLeast } from './consistency.js';

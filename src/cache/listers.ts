@@ -8,7 +8,7 @@
  *   a full scan (logged once) when the cache has no such index. `byNamespace('')` lists
  *   every namespace.
  * - `get(name)` looks up `name` (cluster-scoped) or `namespace/name`; a miss throws
- *   {@link NotFoundError} with the API server's message (`pods "x" not found`).
+ *   {@link client!NotFoundError} with the API server's message (`pods "x" not found`).
  *
  * Returned objects are the cached instances, shared with every reader and typed
  * {@link DeepReadonly}: copy before changing them. The cache may lag the server.
@@ -56,7 +56,7 @@ export interface NamespaceLister<T> {
   readonly namespace: string;
   /** The objects of this namespace whose labels match `selector` (absent = all). */
   list(selector?: LabelSelector): DeepReadonly<T>[];
-  /** The object `namespace/name`. @throws {@link NotFoundError} when it is not cached. */
+  /** The object `namespace/name`. @throws {@link client!NotFoundError} when it is not cached. */
   get(name: string): DeepReadonly<T>;
   /** The object `namespace/name`, or undefined when it is not cached. */
   tryGet(name: string): DeepReadonly<T> | undefined;
@@ -102,7 +102,7 @@ export class Lister<T> {
    * The cluster-scoped object `name` (key `name`). For namespaced objects use
    * `byNamespace(ns).get(name)`.
    *
-   * @throws {@link NotFoundError} when it is not cached.
+   * @throws {@link client!NotFoundError} when it is not cached.
    */
   get(name: string): DeepReadonly<T> {
     const obj = this.#reader.getByKey(name);

@@ -79,6 +79,8 @@ export interface ListWatchFromClientOptions {
  * where it is written instead of as a 400 retried forever.
  *
  * @throws `SelectorParseError` naming the selector, the position and the problem.
+ *
+ * @internal
  */
 export function validateSelectors(options: {
   labelSelector?: string | undefined;

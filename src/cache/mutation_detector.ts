@@ -64,7 +64,11 @@ function describeValue(v: unknown): string {
   return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v;
 }
 
-/** The first path where `a` and `b` differ, or undefined when they are deeply equal. */
+/**
+ * The first path where `a` and `b` differ, or undefined when they are deeply equal.
+ *
+ * @internal
+ */
 export function firstDifference(a: unknown, b: unknown, path = ''): string | undefined {
   if (Object.is(a, b)) return undefined;
   if (

@@ -204,7 +204,11 @@ export function isPermanentError(err: unknown): boolean {
   return err instanceof KubeConfigError;
 }
 
-/** Renders `group/resource` as the API server does in messages: `pods`, `deployments.apps`. */
+/**
+ * Renders `group/resource` as the API server does in messages: `pods`, `deployments.apps`.
+ *
+ * @internal
+ */
 export function formatGroupResource(gr: GroupResource): string {
   return gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`;
 }

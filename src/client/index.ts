@@ -1,7 +1,36 @@
 /**
- * Talking to the API server: the transport, typed resource clients, discovery and errors.
+ * Talking to the API server (client-go's `rest`, `kubernetes` and `discovery`): one
+ * {@link Transport} per server, which turns a client-node `KubeConfig` into authenticated
+ * requests (HTTP/2, retries on `Retry-After`, timeouts, cancellation); typed
+ * {@link ResourceClient}s for built-in and custom resources (get, list, watch, create,
+ * update, patch, server-side apply, delete); {@link Discovery}; and typed errors
+ * ({@link ApiError} with `isNotFound`, `isConflict`, …).
  *
- * @module
+ * Imported from `kube-controller-kit`, like every area of the runtime. Guide:
+ * [the client](../../docs/client.md).
+ *
+ * ```ts
+ * import { Transport, configMaps, isNotFound } from 'kube-controller-kit';
+ * import { startTestApiServer } from '@kube-controller-kit/testing';
+ *
+ * const server = await startTestApiServer(); // or your cluster: new KubeConfig().loadFromDefault()
+ * const transport = new Transport(server.kubeConfig()); // one per server: one connection pool
+ * const settings = configMaps(transport).namespace('default');
+ *
+ * await settings.create({ metadata: { name: 'settings' }, data: { mode: 'fast' } });
+ * await settings.patch('settings', { data: { mode: 'safe' } }); // a JSON merge patch
+ * for await (const cm of settings.listAll()) console.log(cm.metadata?.name, cm.data?.['mode']);
+ * try {
+ *   await settings.get('missing');
+ * } catch (err) {
+ *   if (!isNotFound(err)) throw err; // ApiError: code 404, reason NotFound
+ * }
+ *
+ * transport.close();
+ * await server.close();
+ * ```
+ *
+ * @module client
  */
 export * from './types.js';
 export * from './errors.js';

@@ -52,6 +52,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import type {
   AddEventHandlerOptions,
   ResourceEventHandlerRegistration,
@@ -70,6 +71,7 @@ import { isAbortError, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import type { RateLimitingQueueOptions } from '../workqueue/rate_limiting_queue.js';
 import { LowPriority, PriorityQueue } from '../workqueue/priority_queue.js';
 import type { RateLimitingWorkQueue } from '../workqueue/interface.js';
 import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
@@ -166,6 +168,13 @@ export interface ControllerOptions {
   /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
   metricsProvider?: MetricsProvider;
   /**
+   * Makes the work queue instead of the default one (controller-runtime's `NewQueue`), from
+   * the options the default would get (name, clock, rate limiter, metrics provider). The
+   * queue it returns is used as a FIFO queue: priorities are not passed to it. Used by the
+   * multicluster controller for its queue that is fair across clusters.
+   */
+  newQueue?: (options: RateLimitingQueueOptions<string>) => RateLimitingWorkQueue<string>;
+  /**
    * Where the `controller_runtime_*` metrics go (default: the provider set with
    * `setDefaultControllerMetricsProvider`; none when unset).
    */
@@ -216,7 +225,7 @@ export interface ControllerRunOptions {
 }
 
 /**
- * The part of an informer a controller needs; {@link SharedIndexInformer} has it. The
+ * The part of an informer a controller needs; {@link cache!SharedIndexInformer} has it. The
  * informer must be started by someone else (the controller never starts one).
  *
  * @typeParam T - the object type.
@@ -445,7 +454,9 @@ export class Controller {
         ? { metricsProvider: options.metricsProvider }
         : {}),
     };
-    if (options.usePriorityQueue === false) {
+    if (options.newQueue !== undefined) {
+      this.queue = options.newQueue(queueOptions);
+    } else if (options.usePriorityQueue === false) {
       this.queue = new RateLimitingQueue<string>(queueOptions);
     } else {
       this.#priorityQueue = new PriorityQueue<string>(queueOptions);
@@ -666,7 +677,7 @@ export class Controller {
    * the handlers were removed. Never rejects because of a reconcile.
    *
    * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
-   * @throws {@link CacheSyncTimeoutError} (as a rejection) when its informers did not sync
+   * @throws {@link cache!CacheSyncTimeoutError} (as a rejection) when its informers did not sync
    *   within the cache sync timeout, with `onCacheSyncTimeout: 'fail'` (the default).
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {
@@ -693,6 +704,10 @@ export class Controller {
     this.#started = true;
     const mode = options.shutdown ?? 'drain';
     const reconcileAbort = new AbortController();
+    // Every worker waits on it for its next key (and a reconcile with a deadline listens to
+    // it too): as many listeners as workers is no leak, and must not trip Node's
+    // MaxListenersExceededWarning past ten workers.
+    setMaxListeners(0, reconcileAbort.signal);
     let shutdownTimer: Timer | undefined;
     let giveUp: (() => void) | undefined;
     const gaveUp = new Promise<'timeout'>((resolve) => {

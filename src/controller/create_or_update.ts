@@ -102,7 +102,11 @@ function copy<T>(v: T): T {
   return structuredClone(v);
 }
 
-/** Deep equality of JSON values, ignoring key order; `undefined` members count as absent. */
+/**
+ * Deep equality of JSON values, ignoring key order; `undefined` members count as absent.
+ *
+ * @internal
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;

@@ -1,10 +1,52 @@
 /**
- * The reconcile loop: a {@link Controller} that wires informers to a rate-limited work
- * queue and workers, and the helpers every controller needs — owner references, status
- * conditions, createOrUpdate/createOrPatch, conversion to and from client-node's model
- * objects, retry on conflict, a finalizer helper, and update-event predicates.
+ * The reconcile loop (controller-runtime's `controller` and `controllerutil`): a
+ * {@link Controller} wires informers to a rate-limited work queue and workers that call
+ * your `reconcile(key, signal)`, with requeue, requeue-after, error backoff and graceful
+ * shutdown; `for`/`owns`/`watches` map events to keys. Beside it, the helpers a reconcile
+ * uses: status conditions, owner references, `createOrUpdate`/`createOrPatch`,
+ * `retryOnConflict`, finalizers, update predicates, and `toWire`/`fromWire` between
+ * client-node's model classes and the wire form.
  *
- * @module
+ * Imported from `kube-controller-kit`. Guide: [controller](../../docs/controller.md).
+ *
+ * ```ts
+ * import {
+ *   Controller,
+ *   SharedInformerFactory,
+ *   Transport,
+ *   configMaps,
+ *   splitMetaNamespaceKey,
+ * } from 'kube-controller-kit';
+ * import { startTestApiServer } from '@kube-controller-kit/testing';
+ *
+ * const server = await startTestApiServer();
+ * const transport = new Transport(server.kubeConfig());
+ * const factory = new SharedInformerFactory(transport);
+ * const informer = factory.configMaps();
+ * const stop = new AbortController();
+ *
+ * const controller = new Controller({
+ *   name: 'configmap-printer',
+ *   workers: 2,
+ *   reconcile: async (key) => {
+ *     const [namespace, name] = splitMetaNamespaceKey(key);
+ *     const cm = informer.lister().byNamespace(namespace).tryGet(name);
+ *     console.log(key, cm ? cm.data : '(deleted)');
+ *     stop.abort(); // one is enough here
+ *   },
+ * }).for(informer); // every change of a ConfigMap enqueues its namespace/name
+ *
+ * factory.start(stop.signal); // informers are started by you or a factory
+ * await configMaps(transport)
+ *   .namespace('default')
+ *   .create({ metadata: { name: 'settings' }, data: { mode: 'fast' } });
+ * await controller.run(stop.signal); // resolves after shutdown
+ * await factory.shutdown();
+ * transport.close();
+ * await server.close();
+ * ```
+ *
+ * @module controller
  */
 export {
   Controller,

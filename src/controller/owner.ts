@@ -155,7 +155,11 @@ function validateOwner(owner: DeepReadonly<KubeObject>, object: KubeObject): voi
   }
 }
 
-/** True when two references name the same owner: same API group, kind and name. */
+/**
+ * True when two references name the same owner: same API group, kind and name.
+ *
+ * @internal
+ */
 export function referSameObject(a: OwnerReference, b: OwnerReference): boolean {
   return groupOf(a.apiVersion) === groupOf(b.apiVersion) && a.kind === b.kind && a.name === b.name;
 }

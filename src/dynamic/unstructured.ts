@@ -35,7 +35,11 @@ export interface NestedResult<V> {
   found: boolean;
 }
 
-/** The name of a JSON value's type, as errors report it. */
+/**
+ * The name of a JSON value's type, as errors report it.
+ *
+ * @internal
+ */
 export function jsonTypeName(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';

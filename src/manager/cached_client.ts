@@ -122,7 +122,11 @@ export class UnsupportedFieldSelectorError extends KubeControllerKitError {
  */
 export type FieldExtractor<T> = (obj: DeepReadonly<T>) => readonly string[];
 
-/** The informer index that holds field `field` (controller-runtime's `field:<name>`). */
+/**
+ * The informer index that holds field `field` (controller-runtime's `field:<name>`).
+ *
+ * @internal
+ */
 export function fieldIndexName(field: string): string {
   return `field:${field}`;
 }

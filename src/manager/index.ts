@@ -1,9 +1,42 @@
 /**
- * The Manager: one object that runs an operator process — a shared cache, controllers
- * and other runnables, leader election, `/healthz` and `/readyz` probes, a `/metrics`
- * endpoint, and graceful shutdown on SIGTERM/SIGINT (controller-runtime's `manager`).
+ * The Manager (controller-runtime's `manager`): one object that runs an operator process —
+ * a shared cache, the controllers and other runnables, leader election, `/healthz` and
+ * `/readyz` probes, a `/metrics` endpoint, webhooks — and shuts them down in order on
+ * SIGTERM/SIGINT; with it, a client that reads from the cache and writes to the server.
  *
- * @module
+ * Imported from `kube-controller-kit`. Guide: [manager](../../docs/manager.md).
+ *
+ * ```ts
+ * import { Controller, Manager, configMapsResource } from 'kube-controller-kit';
+ * import { startTestApiServer } from '@kube-controller-kit/testing';
+ *
+ * const server = await startTestApiServer();
+ * const stop = new AbortController(); // without a signal, start() stops on SIGTERM/SIGINT
+ * const manager = new Manager({
+ *   kubeConfig: server.kubeConfig(),
+ *   healthProbeBindAddress: '127.0.0.1:0', // default ':8081'
+ *   metricsBindAddress: '0', // off; default ':8080'
+ *   // leaderElection: { id: 'settings-operator', namespace: 'default' },
+ * });
+ * const configMaps = manager.cache.configMaps();
+ * manager.add(
+ *   new Controller({
+ *     name: 'settings',
+ *     reconcile: async (key) => {
+ *       console.log('reconcile', key);
+ *       stop.abort();
+ *     },
+ *   }).for(configMaps),
+ * );
+ *
+ * await manager.client(configMapsResource).create({
+ *   metadata: { name: 'settings', namespace: 'default' },
+ * });
+ * await manager.start(stop.signal); // resolves once everything stopped
+ * await server.close();
+ * ```
+ *
+ * @module manager
  */
 export {
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,

@@ -49,6 +49,8 @@ export interface BindAddress {
  * (returns undefined).
  *
  * @throws {@link InvalidManagerOptionsError} naming the option when the address is malformed.
+ *
+ * @internal
  */
 export function parseBindAddress(option: string, text: string): BindAddress | undefined {
   if (typeof text !== 'string') {

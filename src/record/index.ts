@@ -1,17 +1,35 @@
 /**
- * The event recorder (client-go `tools/record` and `tools/events`): Events about objects that
- * `kubectl describe` and `kubectl get events` show, written in the background through a
- * bounded queue, with client-go's correlator (aggregation, count/lastTimestamp patches,
- * per-object spam filter).
+ * Events (client-go's `tools/record` and `tools/events`): an {@link EventBroadcaster} and
+ * its {@link EventRecorder}s write the Events about your objects that `kubectl describe`
+ * and `kubectl get events` show, in the background through a bounded queue, with
+ * client-go's correlator (aggregation, count patches, a per-object spam filter), to
+ * `core/v1` or `events.k8s.io/v1`.
+ *
+ * Imported from `kube-controller-kit`. Guide: [events](../../docs/events.md).
  *
  * ```ts
- * const broadcaster = new EventBroadcaster(kc);
- * const recorder = broadcaster.newRecorder({ component: 'application-controller' });
- * recorder.eventf(app, 'Normal', 'Scaled', 'scaled %s to %d replicas', app.metadata?.name, 3);
- * await broadcaster.close(AbortSignal.timeout(5000)); // on shutdown
+ * import { EventBroadcaster, Transport, configMaps } from 'kube-controller-kit';
+ * import { startTestApiServer } from '@kube-controller-kit/testing';
+ *
+ * const server = await startTestApiServer();
+ * const transport = new Transport(server.kubeConfig());
+ * const settings = await configMaps(transport)
+ *   .namespace('default')
+ *   .create({ metadata: { name: 'settings' }, data: { mode: 'fast' } });
+ *
+ * const broadcaster = new EventBroadcaster(transport); // one per process
+ * const recorder = broadcaster.newRecorder({ component: 'settings-controller' });
+ * recorder.eventf(settings, 'Normal', 'Configured', 'mode set to %s', 'fast');
+ * await broadcaster.close(AbortSignal.timeout(5_000)); // writes what is queued, then stops
+ *
+ * for (const e of server.list<{ reason?: string; message?: string }>('events', 'default')) {
+ *   console.log(e.reason, e.message); // Configured mode set to fast
+ * }
+ * transport.close();
+ * await server.close();
  * ```
  *
- * @module
+ * @module record
  */
 export { EventBroadcaster, SERIES_FINISH_MS, SERIES_REFRESH_MS } from './event_broadcaster.js';
 export type { EventApi, EventBroadcasterOptions } from './event_broadcaster.js';

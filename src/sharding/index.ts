@@ -1,6 +1,7 @@
 /**
- * Horizontal sharding: many active replicas of one controller, coordinated through the
- * API server with Leases and labels (after kubernetes-controller-sharding's design).
+ * Horizontal sharding: many active replicas of one controller, each reconciling its share
+ * of the objects, coordinated through the API server with Leases and labels (after
+ * kubernetes-controller-sharding's design).
  *
  * - {@link HashRing}: the consistent-hash ring over the live shards.
  * - {@link Shard}: one replica's membership Lease, its label selector, and the drain-aware
@@ -13,9 +14,24 @@
  *   (controlled objects move with their controller, never drained); what it does with an
  *   object is the pure {@link decideShard}.
  *
- * See docs/sharding.md.
+ * Imported from `kube-controller-kit`. Guide: [sharding](../../docs/sharding.md), whose
+ * program runs a sharder and replicas; the ring alone:
  *
- * @module
+ * ```ts
+ * import { HashRing } from 'kube-controller-kit';
+ *
+ * const keys = ['default/web', 'default/db', 'shop/cart', 'shop/checkout', 'ops/backup'];
+ * const three = new HashRing(['replica-a', 'replica-b', 'replica-c']);
+ * const two = new HashRing(['replica-a', 'replica-b']); // replica-c's Lease expired
+ * for (const key of keys) {
+ *   const before = three.get(key);
+ *   const after = two.get(key);
+ *   // Only replica-c's objects move: a consistent hash keeps every other assignment.
+ *   console.log(key, before, before === after ? '(stays)' : `→ ${after}`);
+ * }
+ * ```
+ *
+ * @module sharding
  */
 export { HashRing, HashRingError, hash32, DEFAULT_VIRTUAL_NODES } from './ring.js';
 export type { RingPoint } from './ring.js';

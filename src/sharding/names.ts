@@ -43,6 +43,8 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
  * alphanumerics, `-`, `_` and `.`, starting and ending alphanumeric).
  *
  * @throws {@link ShardingNameError} naming `what` and the rule.
+ *
+ * @internal
  */
 export function checkLabelName(what: string, value: string): void {
   if (value.length === 0 || value.length > 63 || !LABEL_NAME.test(value)) {

@@ -1,7 +1,28 @@
 /**
- * Clock, logging and error helpers shared by every module.
+ * What every area shares: the {@link Clock} that times everything (a {@link FakeClock}
+ * drives queues, backoff, resync and leader election in tests without sleeping), the
+ * {@link Logger} interface with pino and winston adapters, {@link Backoff}, and the base
+ * class of the library's errors, {@link KubeControllerKitError}.
  *
- * @module
+ * Imported from `kube-controller-kit`. Guide: [logging](../../docs/logging.md).
+ *
+ * ```ts
+ * import { Backoff, FakeClock, consoleLogger } from 'kube-controller-kit';
+ *
+ * const logger = consoleLogger('info', 'example'); // or pinoLogger(pino()), winstonLogger(…)
+ * const clock = new FakeClock(); // a test's time; the library's default is the real clock
+ * const backoff = new Backoff({ durationMs: 800, factor: 2, jitter: 0, steps: 10, capMs: 30_000 });
+ *
+ * for (let attempt = 1; attempt <= 3; attempt++) {
+ *   const delayMs = backoff.step(); // 800, 1600, 3200
+ *   const slept = clock.sleep(delayMs);
+ *   await clock.advance(delayMs); // no real waiting
+ *   await slept;
+ *   logger.info('retrying', { attempt, delayMs, at: new Date(clock.now()).toISOString() });
+ * }
+ * ```
+ *
+ * @module util
  */
 export { FakeClock, RealClock, realClock, flushAsync } from './clock.js';
 export type { Clock, Timer } from './clock.js';

@@ -41,7 +41,11 @@ export interface HttpWebhook {
   serveHTTP(request: WebhookHttpRequest): Promise<WebhookHttpResponse>;
 }
 
-/** True when a `Content-Type` header names `application/json` (parameters allowed). */
+/**
+ * True when a `Content-Type` header names `application/json` (parameters allowed).
+ *
+ * @internal
+ */
 export function isJsonContentType(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }

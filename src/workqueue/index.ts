@@ -1,9 +1,41 @@
 /**
- * The work queue family: a deduplicating queue, a priority queue where an item is never processed by two
- * workers at once, a delaying queue, a rate-limiting queue, client-go's rate limiters,
- * a worker runner and metrics hooks.
+ * The work queue (client-go's `util/workqueue`) that stands between an informer's handlers
+ * and the workers: a key is never processed by two workers at once, a key added while it is
+ * being processed is queued again after `done`, and a key added many times waits once.
+ * {@link Queue}, {@link DelayingQueue} (`addAfter`), {@link RateLimitingQueue}
+ * (`addRateLimited`, `forget`), {@link PriorityQueue}, client-go's rate limiters,
+ * {@link runWorkers}, and metrics under client-go's names.
  *
- * @module
+ * Imported from `kube-controller-kit`. Guide: [work queue](../../docs/workqueue.md).
+ *
+ * ```ts
+ * import { RateLimitingQueue, runWorkers } from 'kube-controller-kit';
+ *
+ * const queue = new RateLimitingQueue<string>({ name: 'example' });
+ * queue.add('default/web');
+ * queue.add('default/web'); // deduplicated: the key waits once
+ *
+ * const stop = new AbortController();
+ * let attempts = 0;
+ * await runWorkers(
+ *   queue,
+ *   2,
+ *   async (key) => {
+ *     attempts++;
+ *     if (attempts < 3) {
+ *       queue.addRateLimited(key); // failed: back again after 5 ms, then 10 ms, …
+ *       return;
+ *     }
+ *     queue.forget(key); // succeeded: its backoff starts over
+ *     console.log(`${key} done after ${attempts} attempts`);
+ *     stop.abort();
+ *   },
+ *   stop.signal,
+ * );
+ * queue.shutDown();
+ * ```
+ *
+ * @module workqueue
  */
 export { Queue } from './queue.js';
 export type { QueueOptions, QueueGetResult } from './queue.js';

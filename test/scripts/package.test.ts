@@ -1,9 +1,12 @@
-// What a package reader gets: `npm pack` ships the guides and the API reference next to the
-// README, the package metadata points at the repository, the README's links work from
-// node_modules or the registry page (absolute, and each names a file that exists), and every
-// runtime dependency is imported by the library (none downloaded for nothing). The runtime
-// package holds the runtime only: the in-memory API server is @kube-controller-kit/testing
-// (packages/testing), with the dependencies only it needs.
+// What a package reader gets: `npm pack` ships the README and the API reference site, whose
+// pages hold the guides and the examples too (built by prepack, which npm pack and npm
+// publish both run); the package metadata points at the repository; the README's links work
+// on the registry page (absolute, and each names a file that exists; the site makes those it
+// holds relative, see test/docs/site.test.ts); the guides link relatively (right on GitHub
+// and inside the site); and every runtime dependency is imported by the library (none
+// downloaded for nothing). The runtime package holds the runtime only: the in-memory API
+// server is @kube-controller-kit/testing (packages/testing), with the dependencies only it
+// needs.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -43,7 +46,7 @@ describe('the package as published', () => {
     assert.equal(pkg.bugs?.url, `${REPO}/issues`);
   });
 
-  test('npm pack ships the README, LICENSE, CHANGELOG, every guide under docs/ and the compiled runtime; no sources, maps, test server, tests or examples', async () => {
+  test('npm pack ships the README, LICENSE, CHANGELOG, the compiled runtime and the API reference site; no sources, maps, test server, tests, examples or raw guides (the site holds them)', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: root,
       maxBuffer: 64 * 1024 * 1024,
@@ -58,13 +61,40 @@ describe('the package as published', () => {
       [],
       'sources, maps and the test server stay out of the runtime package',
     );
-    const guides = readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md'));
-    assert.ok(guides.length > 10);
-    for (const g of guides) assert.ok(files.has(`docs/${g}`), `docs/${g} is in the package`);
     assert.deepEqual(
-      [...files].filter((f) => f.startsWith('test/') || f.startsWith('examples/')),
+      [...files].filter(
+        (f) => f.startsWith('test/') || f.startsWith('examples/') || /^docs\/[^/]+$/.test(f),
+      ),
       [],
     );
+    // Built here only when `npm run docs` ran (prepack builds it for a real pack).
+    if (existsSync(join(root, 'docs/api/index.html'))) {
+      for (const page of [
+        'index.html',
+        'modules/manager.html',
+        'modules/program.html',
+        'modules/_kube-controller-kit_testing.html', // the test server's reference too
+        'functions/_kube-controller-kit_testing.startTestApiServer.html',
+        'documents/Guides.html',
+        'documents/Guides.Manager.html',
+        'documents/Guides.Testing_your_controller.html',
+      ]) {
+        assert.ok(files.has(`docs/api/${page}`), `docs/api/${page} is in the package`);
+      }
+      assert.ok(
+        [...files].some((f) =>
+          /^docs\/api\/documents\/Examples\.quickstart\..*main\.ts\.html$/.test(f),
+        ),
+        'the examples are pages of the site',
+      );
+      // The two READMEs send readers to files of the installed package: each must ship.
+      for (const readme of ['README.md', 'packages/testing/README.md']) {
+        const text = readFileSync(join(root, readme), 'utf8');
+        for (const m of text.matchAll(/node_modules\/kube-controller-kit\/([\w./-]+\w)/g)) {
+          assert.ok(files.has(m[1]!), `${readme} names ${m[0]}: it is in the package`);
+        }
+      }
+    }
   });
 
   test('the typedoc API reference ships too: files lists docs/api and prepack (run by npm pack and npm publish alike) builds it', () => {
@@ -72,16 +102,20 @@ describe('the package as published', () => {
     assert.match(pkg.scripts?.prepack ?? '', /npm run build && npm run docs/);
     const typedoc = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as {
       out?: string;
+      readme?: string;
+      projectDocuments?: string[];
     };
     assert.equal(typedoc.out, 'docs/api');
+    assert.equal(typedoc.readme, 'README.md', 'the README is the front page');
+    assert.deepEqual(typedoc.projectDocuments, ['docs/README.md', 'examples/README.md']);
   });
 
-  test('every README link is absolute (it works in node_modules and on the registry page), and each into the repository names a file that exists', () => {
+  test('every README link is absolute (it works on the registry page too), and each into the repository names a file that exists', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const links = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
     assert.ok(links.length > 10);
     const relative = links.filter((l) => !/^[a-z]+:\/\//.test(l) && !l.startsWith('#'));
-    assert.deepEqual(relative, [], 'relative links are dead outside a checkout');
+    assert.deepEqual(relative, [], 'relative links are dead on the registry page');
     for (const link of links.filter((l) => l.startsWith(`${REPO}/`))) {
       const m = /^https:\/\/github\.com\/[^/]+\/[^/]+\/(blob|tree)\/main\/([^#]+)/.exec(link);
       assert.ok(m, `${link} points at a file or folder on main`);
@@ -89,21 +123,27 @@ describe('the package as published', () => {
     }
   });
 
-  test('the shipped guides link outside docs/ absolutely (examples/ is not in the package), and each link into the repository names a file that exists', () => {
+  test('the guides link relatively, as pages of the site and files on GitHub: none to the repository web page of a file the site holds, and each relative link names a file that exists', () => {
     for (const name of readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md'))) {
       const text = readFileSync(join(root, 'docs', name), 'utf8');
       const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
-      const leaving = links.filter((l) => l.startsWith('../'));
-      assert.deepEqual(
-        leaving,
-        [],
-        `docs/${name}: relative links out of docs/ are dead in node_modules`,
+      const absolute = links.filter((l) =>
+        new RegExp(`^${REPO}/(blob|tree)/main/(docs|examples|src|packages)/`).test(l),
       );
-      for (const link of links.filter((l) => l.startsWith(`${REPO}/`))) {
-        const m = /^https:\/\/github\.com\/[^/]+\/[^/]+\/(blob|tree)\/main\/([^#]+)/.exec(link);
-        assert.ok(m, `docs/${name}: ${link} points at a file or folder on main`);
-        assert.ok(existsSync(join(root, m[2]!)), `docs/${name}: ${m[2]} exists`);
+      assert.deepEqual(absolute, [], `docs/${name}: link these relatively (../examples/…, x.md)`);
+      for (const link of links.filter((l) => !/^[a-z]+:/.test(l) && !l.startsWith('#'))) {
+        const path = join(root, 'docs', link.replace(/#.*$/, ''));
+        assert.ok(existsSync(path), `docs/${name}: ${link} names a file that exists`);
       }
+    }
+  });
+
+  test("docs/README.md, the site's list of guides, links every guide (a guide not linked there is not in the site)", () => {
+    const index = readFileSync(join(root, 'docs/README.md'), 'utf8');
+    const linked = new Set([...index.matchAll(/\]\(([\w.-]+\.md)(#[^)]*)?\)/g)].map((m) => m[1]!));
+    for (const name of readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md'))) {
+      if (name === 'README.md') continue;
+      assert.ok(linked.has(name), `docs/README.md links ${name}`);
     }
   });
 

@@ -69,6 +69,8 @@ import { relabelVersion } from './admission/admission_review.js';
 import { AdmissionChain } from './admission/chain.js';
 import type { AdmissionAttributes, AdmissionPlugin } from './admission/interfaces.js';
 import { mutatingWebhookPlugin } from './admission/mutating_webhook.js';
+import { mutatingAdmissionPolicyPlugin } from './admission/mutating_admission_policy.js';
+import type { PolicyPluginDeps } from './admission/policy_dispatch.js';
 import { validatingAdmissionPolicyPlugin } from './admission/validating_admission_policy.js';
 import { validatingWebhookPlugin } from './admission/validating_webhook.js';
 import { WebhookEndpoints } from './admission/webhook_client.js';
@@ -89,7 +91,11 @@ export type { RecordedRequest } from './router.js';
 export type { InProcessWebhook, WebhookServiceReference } from './admission/webhook_client.js';
 export type { WebhookInstallOptions } from './admission/webhook_install.js';
 
-/** An audit annotation admission recorded for a request (webhooks, policies). */
+/**
+ * An audit annotation admission recorded for a request (webhooks, policies).
+ *
+ * @group Webhooks
+ */
 export interface AdmissionAuditAnnotation {
   /** CREATE, UPDATE or DELETE. */
   operation: string;
@@ -109,6 +115,8 @@ export interface AdmissionAuditAnnotation {
  * Authentication the server requires. Without any, requests without credentials are
  * anonymous (`system:anonymous` in `system:unauthenticated`, as a SelfSubjectReview
  * reports); what anyone may do is decided by the server's `authorization` mode.
+ *
+ * @group Users and authorization
  */
 export interface TestApiServerAuth {
   /** Require `Authorization: Bearer <token>`; the token stands for `test-user` in `system:masters`. */
@@ -121,7 +129,11 @@ export interface TestApiServerAuth {
   clientCertificate?: boolean;
 }
 
-/** Options of {@link startTestApiServer}. */
+/**
+ * Options of {@link startTestApiServer}.
+ *
+ * @group Server
+ */
 export interface TestApiServerOptions {
   /** Serve HTTPS with throwaway certificates (default false; implied by `clientCertificate`). */
   https?: boolean;
@@ -193,7 +205,11 @@ export interface TestApiServerOptions {
   featureGates?: TestApiServerFeatureGates;
 }
 
-/** Who {@link TestApiServer.addUser} makes a kubeconfig for. */
+/**
+ * Who {@link TestApiServer.addUser} makes a kubeconfig for.
+ *
+ * @group Users and authorization
+ */
 export type TestUser =
   | {
       /** The user name. */
@@ -221,7 +237,11 @@ export type TestUser =
       audiences?: string[];
     };
 
-/** Credentials for a user of the test API server, made by {@link TestApiServer.addUser}. */
+/**
+ * Credentials for a user of the test API server, made by {@link TestApiServer.addUser}.
+ *
+ * @group Users and authorization
+ */
 export interface TestUserCredentials {
   /** Who the server takes requests with these credentials to come from. */
   readonly user: UserInfo;
@@ -233,7 +253,11 @@ export interface TestUserCredentials {
   writeKubeconfig(path: string): Promise<void>;
 }
 
-/** Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts. */
+/**
+ * Names one resource for the in-process helpers: `pods`, `deployments.apps`, or parts.
+ *
+ * @group Server
+ */
 export type ResourceRef =
   | string
   | {
@@ -243,7 +267,11 @@ export type ResourceRef =
       resource: string;
     };
 
-/** A running test API server. */
+/**
+ * A running test API server.
+ *
+ * @group Start here
+ */
 export interface TestApiServer {
   /** Base URL, e.g. `http://127.0.0.1:40123`. */
   readonly url: string;
@@ -326,7 +354,11 @@ export interface TestApiServer {
   close(): Promise<void>;
 }
 
-/** A failure of the in-process helpers or of the server's start. */
+/**
+ * A failure of the in-process helpers or of the server's start.
+ *
+ * @group Server
+ */
 export class TestApiServerError extends KubeControllerKitError {}
 
 /** A user entry of a kubeconfig the server writes. */
@@ -558,10 +590,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
   }
 
   /**
-   * kube-apiserver's admission order: mutation (built-in defaults, then the mutating
-   * webhooks), the schema of custom resources (pruning, defaulting, OpenAPI and CEL
-   * validation), then validation (ValidatingAdmissionPolicies, then the validating
-   * webhooks, called in parallel).
+   * kube-apiserver's admission order (AllOrderedPlugins): mutation (the
+   * MutatingAdmissionPolicies, then the mutating webhooks), the schema of custom resources
+   * (pruning, defaulting, OpenAPI and CEL validation), then validation
+   * (ValidatingAdmissionPolicies, then the validating webhooks, called in parallel).
    */
   #admissionChain(first: AdmissionPlugin[] = []): AdmissionChain {
     const objects = (resource: string): UnstructuredObject[] =>
@@ -592,35 +624,41 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       },
       recordAuditAnnotation: record,
     });
+    const policyDeps = (policies: string, bindings: string): PolicyPluginDeps => ({
+      policies: () => objects(policies),
+      bindings: () => objects(bindings),
+      namespace,
+      convert: relabelVersion,
+      recordAuditAnnotation: record,
+      paramResource: (apiVersion, kind) => {
+        const [group, version] = apiVersion.includes('/')
+          ? (apiVersion.split('/', 2) as [string, string])
+          : ['', apiVersion];
+        const type = this.#registry
+          .all()
+          .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
+        if (type === undefined) return undefined;
+        const grKey = groupResourceKey(type.group, type.resource);
+        return {
+          namespaced: type.namespaced,
+          list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
+        };
+      },
+    });
     return new AdmissionChain([
       ...first,
       serviceAccountPlugin({
         serviceAccountExists: (ns, name) =>
           this.#storage.get('serviceaccounts', `${ns}/${name}`) !== undefined,
       }),
+      mutatingAdmissionPolicyPlugin(
+        policyDeps('mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'),
+      ),
       mutatingWebhookPlugin(webhookDeps('mutatingwebhookconfigurations')),
       this.#store.schemaValidation(),
-      validatingAdmissionPolicyPlugin({
-        policies: () => objects('validatingadmissionpolicies'),
-        bindings: () => objects('validatingadmissionpolicybindings'),
-        namespace,
-        convert: relabelVersion,
-        recordAuditAnnotation: record,
-        paramResource: (apiVersion, kind) => {
-          const [group, version] = apiVersion.includes('/')
-            ? (apiVersion.split('/', 2) as [string, string])
-            : ['', apiVersion];
-          const type = this.#registry
-            .all()
-            .find((t) => t.group === group && t.kind === kind && t.versions.includes(version));
-          if (type === undefined) return undefined;
-          const grKey = groupResourceKey(type.group, type.resource);
-          return {
-            namespaced: type.namespaced,
-            list: (ns) => this.#storage.list(grKey, ns).map((o) => o.obj),
-          };
-        },
-      }),
+      validatingAdmissionPolicyPlugin(
+        policyDeps('validatingadmissionpolicies', 'validatingadmissionpolicybindings'),
+      ),
       validatingWebhookPlugin(webhookDeps('validatingwebhookconfigurations')),
     ]);
   }
@@ -1075,6 +1113,8 @@ function http1View(
 /**
  * Starts an in-memory Kubernetes API server on 127.0.0.1 (a free port unless `port` is
  * given). Close it with `close()` when the test is done.
+ *
+ * @group Start here
  */
 export async function startTestApiServer(
   options: TestApiServerOptions = {},

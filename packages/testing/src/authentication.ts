@@ -19,7 +19,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
-/** A user as kube-apiserver's authenticators describe one (`authentication.k8s.io/v1` UserInfo). */
+/**
+ * A user as kube-apiserver's authenticators describe one (`authentication.k8s.io/v1` UserInfo).
+ *
+ * @group Users and authorization
+ */
 export interface UserInfo {
   /** The user's name. */
   username: string;

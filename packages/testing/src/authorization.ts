@@ -14,7 +14,11 @@ import type { UserInfo } from './authentication.js';
 import { SYSTEM_MASTERS } from './authentication.js';
 import { failure } from './status.js';
 
-/** How the server authorizes requests (kube-apiserver's `--authorization-mode`). */
+/**
+ * How the server authorizes requests (kube-apiserver's `--authorization-mode`).
+ *
+ * @group Users and authorization
+ */
 export type AuthorizationMode = 'AlwaysAllow' | 'RBAC';
 
 /** What a request asks to do (kube-apiserver's authorizer.Attributes). */

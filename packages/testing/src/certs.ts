@@ -11,7 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeControllerKitError } from 'kube-controller-kit';
 
-/** PEM-encoded certificates and keys for a server and one client, signed by one CA. */
+/**
+ * PEM-encoded certificates and keys for a server and one client, signed by one CA.
+ *
+ * @group Certificates
+ */
 export interface TestCertificates {
   /** The CA certificate (trust anchor for both sides). */
   caCert: string;
@@ -25,7 +29,11 @@ export interface TestCertificates {
   clientKey: string;
 }
 
-/** What to mint. */
+/**
+ * What to mint.
+ *
+ * @group Certificates
+ */
 export interface TestCertificateOptions {
   /**
    * DNS names the server certificate is also valid for, beyond `127.0.0.1` and
@@ -34,7 +42,11 @@ export interface TestCertificateOptions {
   serverNames?: string[];
 }
 
-/** `openssl` failed or is missing. */
+/**
+ * `openssl` failed or is missing.
+ *
+ * @group Certificates
+ */
 export class CertificateGenerationError extends KubeControllerKitError {}
 
 function run(cwd: string, args: string[]): Promise<void> {
@@ -52,7 +64,11 @@ function run(cwd: string, args: string[]): Promise<void> {
   });
 }
 
-/** Mints a CA, a server certificate and a client certificate with openssl. */
+/**
+ * Mints a CA, a server certificate and a client certificate with openssl.
+ *
+ * @group Certificates
+ */
 export async function generateTestCertificates(
   options: TestCertificateOptions = {},
 ): Promise<TestCertificates> {

@@ -7,11 +7,19 @@
 import type { Status } from 'kube-controller-kit';
 import { failure } from './status.js';
 
-/** The verbs a request filter can name (as kube-apiserver's audit log names them). */
+/**
+ * The verbs a request filter can name (as kube-apiserver's audit log names them).
+ *
+ * @group Faults
+ */
 export type RequestVerb =
   'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
-/** Selects requests (every given field must match; an empty filter matches all). */
+/**
+ * Selects requests (every given field must match; an empty filter matches all).
+ *
+ * @group Faults
+ */
 export interface RequestFilter {
   /** One verb or several. */
   verb?: RequestVerb | RequestVerb[];
@@ -27,7 +35,11 @@ export interface RequestFilter {
   subresource?: string;
 }
 
-/** Selects open watches (every given field must match). */
+/**
+ * Selects open watches (every given field must match).
+ *
+ * @group Faults
+ */
 export interface WatchSelector {
   /** Plural resource name. */
   resource?: string;
@@ -37,7 +49,11 @@ export interface WatchSelector {
   namespace?: string;
 }
 
-/** How to fail requests. */
+/**
+ * How to fail requests.
+ *
+ * @group Faults
+ */
 export interface FailureSpec extends RequestFilter {
   /** HTTP code: 429, 500, 503, 410, or any other failure code. */
   code: number;
@@ -47,7 +63,11 @@ export interface FailureSpec extends RequestFilter {
   message?: string;
 }
 
-/** What one request looks like to the fault filters. */
+/**
+ * What one request looks like to the fault filters.
+ *
+ * @group Faults
+ */
 export interface RequestInfo {
   /** The verb. */
   verb: RequestVerb;
@@ -63,7 +83,11 @@ export interface RequestInfo {
   subresource: string;
 }
 
-/** The server-side operations the watch and history faults act on. */
+/**
+ * The server-side operations the watch and history faults act on.
+ *
+ * @group Faults
+ */
 export interface FaultTarget {
   /** Applies an action to each open watch matching the selector; returns how many. */
   forEachWatch(
@@ -115,7 +139,11 @@ const DEFAULT_REASON: Record<number, [string, string]> = {
   504: ['Timeout', 'injected fault: timeout'],
 };
 
-/** A failure chosen for one request by {@link TestApiServerFaults.takeFailure}. */
+/**
+ * A failure chosen for one request by {@link TestApiServerFaults.takeFailure}.
+ *
+ * @group Faults
+ */
 export interface InjectedFailure {
   /** The Status to answer with. */
   status: Status;
@@ -132,6 +160,8 @@ export interface InjectedFailure {
  * server.faults.closeWatches({ resource: 'pods' });
  * server.faults.compact(); // resuming watches now get 410 Expired
  * ```
+ *
+ * @group Faults
  */
 export class TestApiServerFaults {
   #failures: ArmedFailure[] = [];

@@ -14,7 +14,11 @@ import {
 } from 'kube-controller-kit';
 import { statusError } from './status.js';
 
-/** The feature gates the test API server knows, all off by default (alpha). */
+/**
+ * The feature gates the test API server knows, all off by default (alpha).
+ *
+ * @group Server
+ */
 export interface TestApiServerFeatureGates {
   /**
    * Server-side sharded list and watch (KEP-5866): lists, watches and deletecollection
@@ -25,12 +29,20 @@ export interface TestApiServerFeatureGates {
   ShardedListAndWatch?: boolean;
 }
 
-/** The gates the server knows, for the CLI's validation. */
+/**
+ * The gates the server knows, for the CLI's validation.
+ *
+ * @internal
+ */
 export const knownFeatureGates: readonly (keyof TestApiServerFeatureGates)[] = Object.freeze([
   'ShardedListAndWatch',
 ]);
 
-/** A `--feature-gates` value that does not parse. */
+/**
+ * A `--feature-gates` value that does not parse.
+ *
+ * @internal
+ */
 export class FeatureGatesParseError extends KubeControllerKitError {}
 
 /**
@@ -38,6 +50,8 @@ export class FeatureGatesParseError extends KubeControllerKitError {}
  *
  * @throws {@link FeatureGatesParseError} for a malformed pair, an unknown gate or a value
  *   that is not a boolean, in kube-apiserver's words.
+ *
+ * @internal
  */
 export function parseFeatureGates(text: string): TestApiServerFeatureGates {
   const gates: TestApiServerFeatureGates = {};

@@ -362,6 +362,68 @@ export function bindingPrinters(): Printer[] {
 }
 
 /**
+ * The columns of the admission policy kinds (ValidatingAdmissionPolicy: `Validations`,
+ * MutatingAdmissionPolicy: `Mutations`): the number of rules and the `paramKind` as
+ * `<apiVersion>/<kind>` (`<unset>` without one).
+ */
+export function admissionPolicyPrinters(
+  name: 'Validations' | 'Mutations',
+  description: string,
+): Printer[] {
+  const field = name === 'Validations' ? 'validations' : 'mutations';
+  return [
+    nameColumn,
+    { column: col(name, 'integer', 0, description), cell: (o) => arr(rec(o.spec)[field]).length },
+    {
+      column: col(
+        'ParamKind',
+        'string',
+        0,
+        'ParamKind specifies the kind of resources used to parameterize this policy',
+      ),
+      cell: (o) => {
+        const pk = rec(rec(o.spec).paramKind);
+        return pk.kind === undefined ? '<unset>' : `${str(pk.apiVersion, '')}/${str(pk.kind, '')}`;
+      },
+    },
+    ageColumn,
+  ];
+}
+
+/**
+ * The columns of the admission policy binding kinds: the policy's name and the
+ * `paramRef` as `<namespace>/<name>` (`*` for any namespace; `<unset>` without a name).
+ */
+export function admissionPolicyBindingPrinters(): Printer[] {
+  return [
+    nameColumn,
+    {
+      column: col(
+        'PolicyName',
+        'string',
+        0,
+        'PolicyName indicates the policy definition which the policy binding binded to',
+      ),
+      cell: (o) => str(rec(o.spec).policyName, ''),
+    },
+    {
+      column: col(
+        'ParamRef',
+        'string',
+        0,
+        'ParamRef indicates the param resource which sets the configration param',
+      ),
+      cell: (o) => {
+        const ref = rec(rec(o.spec).paramRef);
+        if (ref.name === undefined) return '<unset>';
+        return `${str(ref.namespace, '*')}/${str(ref.name, '')}`;
+      },
+    },
+    ageColumn,
+  ];
+}
+
+/**
  * The columns of kube-apiserver's default table convertor (kinds without printers of
  * their own: roles, cluster roles, CRDs): Name and the creation time in RFC 3339.
  */

@@ -22,7 +22,11 @@ import { ISSUER_DISCOVERY_PATHS, openIdConfiguration } from './service_account_t
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, failure, methodNotAllowed, pathNotFound, statusError } from './status.js';
 
-/** A request as the server saw it (see `TestApiServer.requests`). */
+/**
+ * A request as the server saw it (see `TestApiServer.requests`).
+ *
+ * @group Faults
+ */
 export interface RecordedRequest extends RequestInfo {
   /** HTTP method. */
   method: string;

@@ -59,7 +59,11 @@ export type ObjectLookup = (
   name: string,
 ) => UnstructuredObject | undefined;
 
-/** The object a ServiceAccount token is bound to (a Pod or Secret): refused once it is gone. */
+/**
+ * The object a ServiceAccount token is bound to (a Pod or Secret): refused once it is gone.
+ *
+ * @group Users and authorization
+ */
 export interface BoundObjectReference {
   /** `Pod` or `Secret`. */
   kind?: string;
@@ -71,7 +75,11 @@ export interface BoundObjectReference {
   uid?: string;
 }
 
-/** What a TokenRequest asks for (its `spec`). */
+/**
+ * What a TokenRequest asks for (its `spec`).
+ *
+ * @group Users and authorization
+ */
 export interface TokenRequestSpec {
   /** Who the token is for (default the API server's audiences). */
   audiences?: string[];

@@ -7,7 +7,11 @@
  */
 import { KubeControllerKitError, errorMessage } from 'kube-controller-kit';
 
-/** Options of {@link waitFor}. */
+/**
+ * Options of {@link waitFor}.
+ *
+ * @group Waiting
+ */
 export interface WaitForOptions {
   /** Give up after this long, in ms (default 10 000). */
   timeoutMs?: number | undefined;
@@ -19,10 +23,18 @@ export interface WaitForOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** {@link waitFor} gave up: the check never passed within the timeout. */
+/**
+ * {@link waitFor} gave up: the check never passed within the timeout.
+ *
+ * @group Waiting
+ */
 export class WaitForTimeoutError extends KubeControllerKitError {}
 
-/** What a passing check returned: anything but `false`, `undefined` or `null`. */
+/**
+ * What a passing check returned: anything but `false`, `undefined` or `null`.
+ *
+ * @group Waiting
+ */
 export type WaitForResult<T> = Exclude<Awaited<T>, false | undefined | null>;
 
 /**
@@ -42,6 +54,8 @@ export type WaitForResult<T> = Exclude<Awaited<T>, false | undefined | null>;
  * @param options - timeout, interval, description, signal; a string is the description.
  * @throws WaitForTimeoutError after `timeoutMs`, naming what was awaited, with the last
  *   error the check threw (or the value it returned) as the reason.
+ *
+ * @group Waiting
  */
 export async function waitFor<T>(
   check: () => T,

@@ -7,11 +7,20 @@
  */
 import { Environment } from '@marcbachmann/cel-js';
 import { toCel } from '../schema/cel.js';
+import {
+  ESCAPE_KEY_FUNCTION,
+  escapeJsonPointerKey,
+  rewriteObjectInitializers,
+} from './cel_objects.js';
 
 type Program = (ctx: Record<string, unknown>) => unknown;
 
-const env = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+const env = new Environment({
+  unlistedVariablesAreDyn: true,
+  homogeneousAggregateLiterals: false,
+}).registerFunction(`${ESCAPE_KEY_FUNCTION}(string): string`, escapeJsonPointerKey);
 const programs = new Map<string, Program | Error>();
+const rewritten = new Map<string, string>();
 
 /** The first line of an error's message. */
 export function celErrorText(err: unknown): string {
@@ -40,10 +49,21 @@ export function celValue(v: unknown): unknown {
 
 /**
  * Evaluates an expression with the given variables (JSON values, converted here).
- * Throws an `Error` with the compiler's or interpreter's message.
+ * Throws an `Error` with the compiler's or interpreter's message. With `mutation`, the
+ * expression may initialise objects (`Object{…}`, `JSONPatch{…}`) and call
+ * `jsonpatch.escapeKey`, as MutatingAdmissionPolicy mutations do (./cel_objects.ts).
  */
-export function evaluateCel(expr: string, vars: Record<string, unknown>): unknown {
-  const program = compileCel(expr);
+export function evaluateCel(
+  expr: string,
+  vars: Record<string, unknown>,
+  mutation = false,
+): unknown {
+  let source = expr;
+  if (mutation) {
+    source = rewritten.get(expr) ?? rewriteObjectInitializers(expr);
+    rewritten.set(expr, source);
+  }
+  const program = compileCel(source);
   if (program instanceof Error) throw new Error(`compilation failed: ${celErrorText(program)}`);
   const ctx: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(vars)) ctx[k] = celValue(v);

@@ -14,6 +14,7 @@ import type {
   MutationInterface,
   ValidationInterface,
 } from './interfaces.js';
+import { ReinvocationContext } from './reinvocation.js';
 
 function isMutation(p: AdmissionPlugin): p is MutationInterface {
   return typeof (p as Partial<MutationInterface>).admit === 'function';
@@ -64,12 +65,25 @@ export class AdmissionChain {
   /**
    * Runs every mutation only: kube-apiserver's mutating admission, which a create runs
    * before the registry's BeforeCreate (no uid, no name generated from `generateName`).
+   * When a plugin asks for it, every mutation runs a second time (kube-apiserver's
+   * reinvoker: the plugins then call again only their `IfNeeded` hooks, see
+   * ./reinvocation.ts).
    */
   mutate(
     attrs: AdmissionAttributes,
     obj: UnstructuredObject | undefined,
   ): MaybePromise<UnstructuredObject | undefined> {
-    return this.#mutateFrom(0, attrs, obj);
+    const context = new ReinvocationContext();
+    attrs.reinvocation = context;
+    const again = (
+      out: UnstructuredObject | undefined,
+    ): MaybePromise<UnstructuredObject | undefined> => {
+      if (!context.shouldReinvoke) return out;
+      context.isReinvoke = true;
+      return this.#mutateFrom(0, attrs, out);
+    };
+    const first = this.#mutateFrom(0, attrs, obj);
+    return isPromise(first) ? first.then(again) : again(first);
   }
 
   #mutateFrom(

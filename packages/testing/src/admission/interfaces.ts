@@ -10,6 +10,7 @@
 import type { UnstructuredObject } from 'kube-controller-kit';
 import type { UserInfo } from '../authentication.js';
 import type { ResourceType } from '../registry/resource_registry.js';
+import type { ReinvocationContext } from './reinvocation.js';
 
 /** The options of a write (query parameters and request facts the write path reads). */
 export interface WriteOptions {
@@ -75,6 +76,8 @@ export interface AdmissionAttributes {
    * policies skip them.
    */
   inProcess: boolean;
+  /** Set by the chain while its mutations run (./reinvocation.ts). */
+  reinvocation?: ReinvocationContext;
 }
 
 /** The operation of a write as admission webhooks and policies see it. */

@@ -2,8 +2,9 @@
  * The `MutatingAdmissionWebhook` plugin: the mutating webhooks of every
  * MutatingWebhookConfiguration, called one after another in the order of their
  * configurations' names; each answer's JSON Patch is applied before the next call. A
- * webhook with `reinvocationPolicy: IfNeeded` is called once more when a later webhook
- * changed the object after it ran. A failed call fails closed (500) or, under
+ * webhook with `reinvocationPolicy: IfNeeded` is called once more, in the chain's second
+ * run (./reinvocation.ts), when a later webhook or another plugin changed the object
+ * after it ran. A failed call fails closed (500) or, under
  * `failurePolicy: Ignore`, open (recorded as the `failed-open.mutation.webhook…` audit
  * annotation). Requests written in-process are not sent (they cannot wait).
  *
@@ -13,6 +14,7 @@ import type { UnstructuredObject } from 'kube-controller-kit';
 import { applyJsonPatch } from '../patch.js';
 import { denial, internalError, objectAt } from './admission_review.js';
 import type { AdmissionAttributes, MutationInterface } from './interfaces.js';
+import { ReinvocationContext } from './reinvocation.js';
 import type { Webhook } from './webhook.js';
 import { isExemptResource, webhooksOf } from './webhook.js';
 import { callWebhook, failClosed, shouldCall } from './webhook_invocation.js';
@@ -34,6 +36,11 @@ export function mutatingWebhookPlugin(deps: WebhookPluginDeps): MutationInterfac
   };
 }
 
+/** The key of a webhook in the reinvocation state (kube-apiserver: the webhook's UID). */
+function hookKey(hook: Webhook, index: number): string {
+  return `${hook.configurationName}/${hook.name}/${index}`;
+}
+
 async function dispatch(
   hooks: Webhook[],
   attrs: AdmissionAttributes,
@@ -41,18 +48,25 @@ async function dispatch(
   deps: WebhookPluginDeps,
 ): Promise<UnstructuredObject | undefined> {
   let current = obj;
-  // IfNeeded webhooks called in round 0, with the object as they left it.
-  const reinvocable = new Map<Webhook, string>();
-  const callOne = async (hook: Webhook, round: number, index: number): Promise<void> => {
+  const context = attrs.reinvocation ?? new ReinvocationContext();
+  const state = context.plugin('MutatingAdmissionWebhook');
+  const round = context.isReinvoke ? 1 : 0;
+  if (context.isReinvoke && state.outputChangedSinceLastInvocation(current)) {
+    // another plugin changed the object since the webhooks ran
+    state.requireReinvokingPreviouslyInvoked();
+  }
+  const callOne = async (hook: Webhook, index: number): Promise<void> => {
+    const key = hookKey(hook, index);
+    if (context.isReinvoke && !state.shouldReinvoke(key)) return;
     const inv = shouldCall(hook, attrs, current, deps);
     if (inv === undefined) return;
     const outcome = await callWebhook(inv, attrs, current, true, deps);
-    const key = `round_${round}_index_${index}`;
+    const annotation = `round_${round}_index_${index}`;
     if (!outcome.ok) {
       if ('error' in outcome) throw outcome.error;
       const closed = failClosed(hook, outcome.callError);
       if (closed !== undefined) throw closed;
-      deps.recordAuditAnnotation(attrs, `${FAILED_OPEN_ANNOTATION}/${key}`, hook.name);
+      deps.recordAuditAnnotation(attrs, `${FAILED_OPEN_ANNOTATION}/${annotation}`, hook.name);
       return;
     }
     const { response } = outcome;
@@ -87,19 +101,19 @@ async function dispatch(
     }
     deps.recordAuditAnnotation(
       attrs,
-      `${MUTATION_ANNOTATION}/${key}`,
+      `${MUTATION_ANNOTATION}/${annotation}`,
       JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated }),
     );
-    if (round === 0 && hook.reinvocationPolicy === 'IfNeeded') {
-      reinvocable.set(hook, JSON.stringify(current));
+    if (mutated) {
+      state.requireReinvokingPreviouslyInvoked();
+      context.shouldReinvoke = true;
     }
+    if (hook.reinvocationPolicy === 'IfNeeded') state.addReinvocable(key);
   };
-  for (let i = 0; i < hooks.length; i++) await callOne(hooks[i] as Webhook, 0, i);
-  const finalJson = JSON.stringify(current);
-  const again = hooks.filter((h) => {
-    const after = reinvocable.get(h);
-    return after !== undefined && after !== finalJson;
-  });
-  for (let i = 0; i < again.length; i++) await callOne(again[i] as Webhook, 1, i);
+  try {
+    for (let i = 0; i < hooks.length; i++) await callOne(hooks[i] as Webhook, i);
+  } finally {
+    state.setLastInvocationOutput(current);
+  }
   return current;
 }

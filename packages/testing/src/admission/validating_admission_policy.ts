@@ -3,92 +3,38 @@
  * ValidatingAdmissionPolicies, put in force by their ValidatingAdmissionPolicyBindings,
  * as kube-apiserver evaluates them: the policy's `matchConstraints` and the binding's
  * `matchResources` (rules, excluded rules, resource names, namespace and object
- * selectors, the Equivalent match), `matchConditions`, `variables`, then each
- * `validations` CEL expression with `object`, `oldObject`, `request`, `namespaceObject`,
- * `variables` and `params` (always null: parameter resources are not supported). A failed
+ * selectors, the Equivalent match), `matchConditions`, `variables` (./policy_dispatch.ts,
+ * shared with MutatingAdmissionPolicy), then each `validations` CEL expression with
+ * `object`, `oldObject`, `request`, `namespaceObject`, `variables` and `params` (each
+ * parameter object of the binding's `paramRef` in turn, null without `paramKind`). A failed
  * validation acts by the binding's `validationActions`: `Deny` refuses (reason Invalid,
  * 422, unless the validation names another), `Warn` adds a warning, `Audit` an audit
  * annotation. An expression that errs counts as a failure under `failurePolicy: Fail`.
  *
  * @module
  */
-import type { LabelSelectorSpec, UnstructuredObject } from 'kube-controller-kit';
+import type { UnstructuredObject } from 'kube-controller-kit';
 import { statusError } from '../status.js';
-import type { VersionConverter } from './admission_review.js';
-import { admissionRequest } from './admission_review.js';
-import { celErrorText, evaluateCel, fromCel } from './cel.js';
+import { celErrorText, evaluateCel } from './cel.js';
 import type { AdmissionAttributes, ValidationInterface } from './interfaces.js';
-import type { NamedRuleWithOperations } from './rules.js';
-import { namedRulesMatch } from './rules.js';
-import type { MatchCondition } from './webhook.js';
-import { isExemptResource, namespaceMatches, objectMatches, selectorMatches } from './webhook.js';
+import type { PolicyBinding, PolicyPluginDeps } from './policy_dispatch.js';
+import {
+  bindingMatches,
+  bindingParams,
+  evaluatePreamble,
+  groupResource,
+  policyBindings,
+  policyVariables,
+} from './policy_dispatch.js';
+import { isExemptResource } from './webhook.js';
 
-/** What the policy plugin reads. */
-export interface PolicyPluginDeps {
-  /** The stored ValidatingAdmissionPolicies. */
-  policies(): UnstructuredObject[];
-  /** The stored ValidatingAdmissionPolicyBindings. */
-  bindings(): UnstructuredObject[];
-  /** A namespace object (undefined when absent). */
-  namespace(name: string): UnstructuredObject | undefined;
-  /** Expresses an object at a version. */
-  convert: VersionConverter;
-  /** Keeps an audit annotation of a request. */
-  recordAuditAnnotation(attrs: AdmissionAttributes, key: string, value: string): void;
-  /**
-   * The parameter resources of a policy's `paramKind` (undefined when no served resource
-   * has that apiVersion and kind): whether they are namespaced, and their objects in a
-   * namespace (all namespaces when undefined).
-   */
-  paramResource?(
-    apiVersion: string,
-    kind: string,
-  ): { namespaced: boolean; list(namespace: string | undefined): UnstructuredObject[] } | undefined;
-}
-
-interface MatchResources {
-  resourceRules?: NamedRuleWithOperations[];
-  excludeResourceRules?: NamedRuleWithOperations[];
-  namespaceSelector?: LabelSelectorSpec;
-  objectSelector?: LabelSelectorSpec;
-  matchPolicy?: string;
-}
+export type { PolicyPluginDeps } from './policy_dispatch.js';
 
 interface Validation {
   expression: string;
   message?: string;
   messageExpression?: string;
   reason?: string;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function spec(o: UnstructuredObject): Record<string, unknown> {
-  return isObject(o.spec) ? o.spec : {};
-}
-
-/** Whether match resources select a request; the version matched, or undefined. */
-function matchResources(
-  m: MatchResources,
-  attrs: AdmissionAttributes,
-  obj: UnstructuredObject | undefined,
-  deps: PolicyPluginDeps,
-): string | undefined {
-  const ns = (n: string): Record<string, string> | undefined => deps.namespace(n)?.metadata?.labels;
-  if (!namespaceMatches(m.namespaceSelector ?? {}, attrs, obj, ns)) return undefined;
-  if (!objectMatches(m.objectSelector ?? {}, attrs, obj)) return undefined;
-  const equivalent = m.matchPolicy !== 'Exact';
-  if (namedRulesMatch(m.excludeResourceRules ?? [], attrs, equivalent) !== undefined) {
-    return undefined;
-  }
-  return namedRulesMatch(m.resourceRules ?? [], attrs, equivalent);
-}
-
-function groupResource(attrs: AdmissionAttributes): string {
-  const t = attrs.type;
-  return t.group === '' ? t.resource : `${t.resource}.${t.group}`;
 }
 
 const CODES: Readonly<Record<string, number>> = {
@@ -104,56 +50,25 @@ export function validatingAdmissionPolicyPlugin(deps: PolicyPluginDeps): Validat
     name: 'ValidatingAdmissionPolicy',
     validate(attrs: AdmissionAttributes, obj: UnstructuredObject | undefined) {
       if (attrs.inProcess || isExemptResource(attrs.type)) return;
-      const bindings = deps.bindings();
-      if (bindings.length === 0) return;
-      const policies = new Map<string, UnstructuredObject>();
-      for (const p of deps.policies()) policies.set(p.metadata?.name ?? '', p);
-      const sorted = [...bindings].sort((a, b) =>
-        (a.metadata?.name ?? '') < (b.metadata?.name ?? '') ? -1 : 1,
-      );
-      for (const binding of sorted) evaluateBinding(binding, policies, attrs, obj, deps);
+      for (const pb of policyBindings(deps)) evaluateBinding(pb, attrs, obj, deps);
     },
   };
 }
 
 function evaluateBinding(
-  binding: UnstructuredObject,
-  policies: Map<string, UnstructuredObject>,
+  pb: PolicyBinding,
   attrs: AdmissionAttributes,
   obj: UnstructuredObject | undefined,
   deps: PolicyPluginDeps,
 ): void {
-  const bspec = spec(binding);
-  const policyName = typeof bspec.policyName === 'string' ? bspec.policyName : '';
-  const policy = policies.get(policyName);
-  if (policy === undefined) return;
-  const pspec = spec(policy);
-  const constraints = isObject(pspec.matchConstraints)
-    ? (pspec.matchConstraints as MatchResources)
-    : {};
-  const version = matchResources(constraints, attrs, obj, deps);
+  const { bspec, pspec, policyName, failurePolicy } = pb;
+  const version = bindingMatches(pb, attrs, obj, deps);
   if (version === undefined) return;
-  if (isObject(bspec.matchResources)) {
-    const m = bspec.matchResources as MatchResources;
-    const hasRules = (m.resourceRules ?? []).length > 0;
-    const scoped = hasRules ? m : { ...m, resourceRules: constraints.resourceRules ?? [] };
-    if (matchResources(scoped, attrs, obj, deps) === undefined) {
-      return;
-    }
-  }
-  const failurePolicy = pspec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail';
   const actions = Array.isArray(bspec.validationActions)
     ? (bspec.validationActions as string[])
     : ['Deny'];
-  const request = admissionRequest(attrs, obj, version, deps.convert);
-  const base: Record<string, unknown> = {
-    object: request.object,
-    oldObject: request.oldObject,
-    request,
-    params: null,
-    namespaceObject: attrs.namespace === '' ? null : (deps.namespace(attrs.namespace) ?? null),
-  };
-  const policyLabel = `ValidatingAdmissionPolicy '${policyName}' with binding '${binding.metadata?.name ?? ''}'`;
+  const base = policyVariables(attrs, obj, version, deps);
+  const policyLabel = `ValidatingAdmissionPolicy '${policyName}' with binding '${pb.bindingName}'`;
   const decide = (message: string, reason: string | undefined): void => {
     if (actions.includes('Warn')) {
       attrs.options.warnings?.push(`Validation failed for ${policyLabel}: ${message}`);
@@ -166,7 +81,7 @@ function evaluateBinding(
           {
             message,
             policy: policyName,
-            binding: binding.metadata?.name ?? '',
+            binding: pb.bindingName,
             expressionIndex: 0,
             validationActions: actions,
           },
@@ -190,32 +105,13 @@ function evaluateBinding(
   };
   const evaluateWith = (vars: Record<string, unknown>): void => {
     // matchConditions: any false skips; an error fails by the failure policy.
-    const conditions = Array.isArray(pspec.matchConditions)
-      ? (pspec.matchConditions as MatchCondition[])
-      : [];
-    for (const c of conditions) {
-      let result: unknown;
-      try {
-        result = evaluateCel(c.expression, { ...vars, variables: {} });
-      } catch (err) {
-        if (failurePolicy === 'Ignore') return;
-        decide(`failed to evaluate match condition "${c.name}": ${celErrorText(err)}`, undefined);
-        return;
-      }
-      if (result !== true) return;
+    const preamble = evaluatePreamble(pspec, vars);
+    if (preamble.kind === 'skip') return;
+    if (preamble.kind === 'error') {
+      if (failurePolicy === 'Fail') decide(preamble.message, undefined);
+      return;
     }
-    const variables: Record<string, unknown> = {};
-    const defs = Array.isArray(pspec.variables) ? (pspec.variables as unknown[]) : [];
-    for (const d of defs) {
-      if (!isObject(d) || typeof d.name !== 'string' || typeof d.expression !== 'string') continue;
-      try {
-        variables[d.name] = fromCel(evaluateCel(d.expression, { ...vars, variables }));
-      } catch (err) {
-        if (failurePolicy === 'Ignore') return;
-        decide(`expression '${d.expression}' resulted in error: ${celErrorText(err)}`, undefined);
-        return;
-      }
-    }
+    const { variables } = preamble;
     const validations = Array.isArray(pspec.validations) ? (pspec.validations as Validation[]) : [];
     for (const v of validations) {
       let ok: unknown;
@@ -246,58 +142,10 @@ function evaluateBinding(
   // The binding's parameters (policy/generic policy_dispatcher collectParams): each one
   // is evaluated with `params` bound to it; none found is a configuration error under
   // parameterNotFoundAction Deny (failing by the failure policy), a skip under Allow.
-  let params: unknown[] = [null];
-  if (isObject(pspec.paramKind)) {
-    const found = collectParams(pspec.paramKind, bspec.paramRef, attrs, deps);
-    if (typeof found === 'string') {
-      if (failurePolicy === 'Ignore') return;
-      decide(`failed to configure binding: ${found}`, undefined);
-      return;
-    }
-    if (found.length === 0) return;
-    params = found;
+  const params = bindingParams(pb, attrs, deps);
+  if (typeof params === 'string') {
+    if (failurePolicy === 'Fail') decide(params, undefined);
+    return;
   }
   for (const param of params) evaluateWith({ ...base, params: param });
-}
-
-/**
- * The parameter objects of a binding, or the configuration error (a string) kube-apiserver
- * reports: by `paramRef.name` (one object) or `paramRef.selector` (every match), in
- * `paramRef.namespace`, else the request's namespace for a namespaced `paramKind`.
- */
-function collectParams(
-  paramKind: Record<string, unknown>,
-  paramRef: unknown,
-  attrs: AdmissionAttributes,
-  deps: PolicyPluginDeps,
-): unknown[] | string {
-  const apiVersion = typeof paramKind.apiVersion === 'string' ? paramKind.apiVersion : '';
-  const kind = typeof paramKind.kind === 'string' ? paramKind.kind : '';
-  const resource = deps.paramResource?.(apiVersion, kind);
-  if (resource === undefined) {
-    return `failed to find resource referenced by paramKind: '${apiVersion}, Kind=${kind}'`;
-  }
-  if (!isObject(paramRef)) return 'no paramRef in policy binding';
-  let namespace: string | undefined;
-  if (resource.namespaced) {
-    namespace = typeof paramRef.namespace === 'string' ? paramRef.namespace : '';
-    if (namespace === '') namespace = attrs.namespace;
-    if (namespace === '') {
-      return 'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources';
-    }
-  }
-  let found: UnstructuredObject[];
-  if (typeof paramRef.name === 'string' && paramRef.name !== '') {
-    const name = paramRef.name;
-    found = resource.list(namespace).filter((o) => o.metadata?.name === name);
-  } else if (isObject(paramRef.selector)) {
-    const selector = paramRef.selector as LabelSelectorSpec;
-    found = resource.list(namespace).filter((o) => selectorMatches(selector, o.metadata?.labels));
-  } else {
-    return 'one of name or selector must be provided';
-  }
-  if (found.length === 0 && paramRef.parameterNotFoundAction === 'Deny') {
-    return 'no params found for policy binding with `Deny` parameterNotFoundAction';
-  }
-  return found;
 }

@@ -11,7 +11,11 @@
 import { request as httpsRequest } from 'node:https';
 import { KubeControllerKitError } from 'kube-controller-kit';
 
-/** A Service a webhook configuration names (`clientConfig.service`). */
+/**
+ * A Service a webhook configuration names (`clientConfig.service`).
+ *
+ * @group Webhooks
+ */
 export interface WebhookServiceReference {
   /** The Service's namespace. */
   namespace: string;
@@ -26,6 +30,8 @@ export interface WebhookServiceReference {
  * a `ConversionReview`, as parsed JSON) and the request path, and answers the review. The
  * body crosses as JSON both ways, so the semantics are those of an HTTPS call, without
  * TLS or sockets.
+ *
+ * @group Webhooks
  */
 export type InProcessWebhook = (
   review: Record<string, unknown>,

@@ -10,7 +10,11 @@
  */
 import type { UnstructuredObject } from 'kube-controller-kit';
 
-/** What to install and where it points. */
+/**
+ * What to install and where it points.
+ *
+ * @group Webhooks
+ */
 export interface WebhookInstallOptions {
   /**
    * The configuration objects, as generated for a Service or a URL

@@ -13,6 +13,8 @@ import { groupResourceKey } from 'kube-controller-kit';
 import type { BuiltinType } from '../fieldmanager/builtin_schema.js';
 import { openRoot } from '../fieldmanager/builtin_schema.js';
 import { customResourceDefinitions } from './apiextensions/customresourcedefinition.js';
+import { mutatingAdmissionPolicies } from './admissionregistration/mutatingadmissionpolicy.js';
+import { mutatingAdmissionPolicyBindings } from './admissionregistration/mutatingadmissionpolicybinding.js';
 import { mutatingWebhookConfigurations } from './admissionregistration/mutatingwebhookconfiguration.js';
 import { validatingAdmissionPolicies } from './admissionregistration/validatingadmissionpolicy.js';
 import { validatingAdmissionPolicyBindings } from './admissionregistration/validatingadmissionpolicybinding.js';
@@ -92,6 +94,8 @@ export const BUILTIN_KINDS: readonly KindDefinition[] = [
   validatingWebhookConfigurations,
   validatingAdmissionPolicyBindings,
   validatingAdmissionPolicies,
+  mutatingAdmissionPolicies,
+  mutatingAdmissionPolicyBindings,
   customResourceDefinitions,
 ];
 

@@ -14,7 +14,11 @@ import type { Printer } from '../printers.js';
 import type { CustomResourceSchema } from '../schema/index.js';
 import type { StoredObject } from '../storage.js';
 
-/** Reads one field of an object for a field selector; `undefined` when absent. */
+/**
+ * Reads one field of an object for a field selector; `undefined` when absent.
+ *
+ * @group Server
+ */
 export type FieldGetter = (obj: UnstructuredObject) => string | undefined;
 
 /** How names of a resource are validated. */

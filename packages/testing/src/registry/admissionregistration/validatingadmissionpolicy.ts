@@ -1,9 +1,11 @@
 /**
  * ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1), read by the admission chain
- * (../../admission/validating_admission_policy.ts); a status subresource.
+ * (../../admission/validating_admission_policy.ts); a status subresource; kube-apiserver's
+ * columns (Validations, ParamKind).
  *
  * @module
  */
+import { admissionPolicyPrinters } from '../../printers.js';
 import { defineKind } from '../kind.js';
 
 /** ValidatingAdmissionPolicys. */
@@ -15,4 +17,8 @@ export const validatingAdmissionPolicies = defineKind({
   categories: ['api-extensions'],
   statusSubresource: true,
   tracksGeneration: true,
+  printers: admissionPolicyPrinters(
+    'Validations',
+    'Validations indicates the number of validation rules defined in this configuration',
+  ),
 });

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { admissionPolicyBindingPrinters } from '../../printers.js';
 import { defineKind } from '../kind.js';
 
 /** ValidatingAdmissionPolicyBindings. */
@@ -14,4 +15,5 @@ export const validatingAdmissionPolicyBindings = defineKind({
   namespaced: false,
   categories: ['api-extensions'],
   tracksGeneration: true,
+  printers: admissionPolicyBindingPrinters(),
 });
