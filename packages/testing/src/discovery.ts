@@ -15,11 +15,19 @@ const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', '
  */
 export const KUBERNETES_VERSION = 'v1.36.3';
 
-/** `/version`, as kube-apiserver v1.36.3 answers it. */
+/**
+ * `/version`, as kube-apiserver v1.36.3 answers it (`version.Info`, fields in its order):
+ * since compatibility versions (1.31) it also says the version it emulates (by default its
+ * own) and the oldest it stays compatible with (by default the minor before).
+ */
 export function versionInfo(): Record<string, string> {
   return {
     major: '1',
     minor: '36',
+    emulationMajor: '1',
+    emulationMinor: '36',
+    minCompatibilityMajor: '1',
+    minCompatibilityMinor: '35',
     gitVersion: KUBERNETES_VERSION,
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',

@@ -17,7 +17,8 @@ import { serveOpenApiV2 } from './openapi_v2.js';
 import { groupResourceKey } from './registry/resource_registry.js';
 import type { ResourceHandlers } from './resource_handlers.js';
 import { TooLargeResourceVersion } from './list.js';
-import { sendJson, sendStatus } from './responses.js';
+import { sendBody, sendJson, sendStatus } from './responses.js';
+import { ISSUER_DISCOVERY_PATHS, openIdConfiguration } from './service_account_tokens.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, failure, methodNotAllowed, pathNotFound, statusError } from './status.js';
 
@@ -138,6 +139,25 @@ export class Router {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (method === 'GET' && path === '/openapi/v2') {
       serveOpenApiV2(req, res);
+      return;
+    }
+    if (method === 'GET' && ISSUER_DISCOVERY_PATHS.includes(path)) {
+      // kube-apiserver's openidmetadata handlers: cacheable for an hour; the key set has
+      // its own media type.
+      const cache = { 'Cache-Control': 'public, max-age=3600' };
+      if (path === '/openid/v1/jwks') {
+        sendBody(
+          res,
+          200,
+          'application/jwk-set+json',
+          JSON.stringify(this.#ctx.serviceAccountTokens.jwks()),
+          cache,
+        );
+      } else {
+        const host = req.socket.localAddress ?? '127.0.0.1';
+        const address = `${host.includes(':') ? `[${host}]` : host}:${req.socket.localPort ?? 0}`;
+        sendJson(res, 200, JSON.stringify(openIdConfiguration(address)), cache);
+      }
       return;
     }
     if (method === 'GET') {
