@@ -23,6 +23,21 @@ function omitEmpty(details: Status['details']): Status['details'] {
   return out;
 }
 
+/**
+ * An error that is not an API status, as kube-apiserver answers it
+ * (`apierrors.ErrorToAPIStatus`' default case): 500, no reason, the error's text as message.
+ */
+export function unknownError(message: string): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    code: 500,
+  });
+}
+
 /** Throws-able failure carrying its Status (the server renders `err.status`). */
 export function statusError(
   code: number,

@@ -15,7 +15,8 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from 'kube-controller-kit';
+import type { ApiError } from 'kube-controller-kit';
+import { unknownError } from './status.js';
 import type { UnstructuredObject } from 'kube-controller-kit';
 import type { WebhookClientConfig, WebhookEndpoints } from './admission/webhook_client.js';
 import { WebhookCallError } from './admission/webhook_client.js';
@@ -42,21 +43,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
 interface ConversionWebhook {
   clientConfig: WebhookClientConfig;
   reviewVersion: string | undefined;
-}
-
-/**
- * A converter error as kube-apiserver answers an error that is not an API status
- * (`apierrors.ErrorToAPIStatus`' default case): 500, reason unknown (absent), the text.
- */
-function unknownError(message: string): ApiError {
-  return new ApiError({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    code: 500,
-  });
 }
 
 /** Converts custom resources of CRDs whose conversion is a webhook. */
