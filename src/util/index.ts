@@ -1,5 +1,6 @@
 /**
- * Clock, logging and error helpers shared by every module.
+ * Clock, logging and error helpers shared by every module, and the guarded HTTP server
+ * every server of the kit runs on (request-targets, bounded bodies, bounded JSON).
  *
  * @module
  */
@@ -37,3 +38,24 @@ export {
 } from './backoff.js';
 export type { BackoffOptions, DelayWithResetOptions } from './backoff.js';
 export { Deque } from './deque.js';
+export {
+  DEFAULT_HTTP_SERVER_LIMITS,
+  GuardedHttpServer,
+  InvalidServerLimitsError,
+  resolveHttpServerLimits,
+} from './http_server.js';
+export type {
+  GuardedHandler,
+  GuardedHttpServerOptions,
+  GuardedRequest,
+  GuardedResponse,
+  Http1GuardedServerOptions,
+  Http2GuardedServerOptions,
+  HttpServerLimits,
+} from './http_server.js';
+export { isRequestTargetError, parseRequestTarget } from './request_target.js';
+export type { RequestTarget, RequestTargetError } from './request_target.js';
+export { RequestBodyError, readRequestBody } from './request_body.js';
+export type { BodyRequest, RequestBody } from './request_body.js';
+export { JsonDecodeError, MAX_JSON_DEPTH, parseJson } from './json.js';
+export type { ParseJsonOptions } from './json.js';
