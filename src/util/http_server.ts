@@ -29,8 +29,12 @@
  * - header bytes, {@link HttpServerLimits.maxHeaderBytes}, and HTTP/2 streams open at once,
  *   {@link HttpServerLimits.maxConcurrentStreams}.
  *
- * A body left unread over its limit ({@link readRequestBody}) closes the connection after
- * the answer (HTTP/2: resets the stream), so a client cannot keep the server reading.
+ * A body left unread (over its limit, see {@link readRequestBody}, or not read at all)
+ * closes the connection after the answer (HTTP/2: resets the stream with `NO_ERROR`, RFC
+ * 9113 §8.1, as Go does), so a client cannot keep the server reading. An `Expect` other
+ * than `100-continue` is answered 417 and an HTTP/2 `CONNECT` 405, before any handler, the
+ * same way. While stopping, an HTTP/1.1 connection closes once its answer in progress is
+ * written (Go's `Shutdown`).
  *
  * @module
  */
@@ -252,6 +256,24 @@ function closeCarrier(req: GuardedRequest, code = http2Constants.NGHTTP2_NO_ERRO
 }
 
 /**
+ * Call `fn` once the answer is written: HTTP/1.1, the response's `finish`; HTTP/2, the
+ * stream's own `finish` (the compatibility response emits `finish` only when the stream
+ * closes, which a client that still owes its body can put off for ever).
+ */
+function onAnswered(req: GuardedRequest, res: GuardedResponse, fn: () => void): void {
+  const stream = streamOf(req);
+  if (stream !== undefined) stream.once('finish', fn);
+  else res.once('finish', fn);
+}
+
+/** True once the client has sent the whole request (HTTP/2: its side of the stream is closed). */
+function requestComplete(req: GuardedRequest): boolean {
+  const stream = streamOf(req);
+  if (stream === undefined) return (req as IncomingMessage).complete;
+  return stream.destroyed || stream.closed || stream.state.remoteClose === 1;
+}
+
+/**
  * An HTTP server (plain, HTTPS, or HTTPS with HTTP/2) whose every request goes through the
  * guard described in this module, with every phase bounded. `listen`, then `close`.
  */
@@ -269,6 +291,7 @@ export class GuardedHttpServer {
   readonly #timers = new Set<Timer>();
   readonly #tls: boolean;
   #address: AddressInfo | undefined;
+  #closing = false;
 
   /**
    * @param options - protocol, TLS, handler, limits, logger and clock.
@@ -308,6 +331,12 @@ export class GuardedHttpServer {
       // leaves keep-alive unbounded and the Host header optional unless they are set here.
       Object.assign(server, http1);
       server.on('session', (session: Http2Session) => this.#trackSession(session));
+      // CONNECT: Node answers an HTTP/2 one 405 and leaves its stream open while the client
+      // may still send; the HTTP/1.1 fallback's socket is destroyed, as Node does by default.
+      server.on('connect', (req: GuardedRequest, resOrSocket: GuardedResponse | Socket) => {
+        if (isHttp1(req)) (resOrSocket as Socket).destroy();
+        else this.#refuse(req, resOrSocket as GuardedResponse, 405, 'Method Not Allowed');
+      });
       this.#server = server;
     } else if (options.tls !== undefined) {
       this.#server = createHttpsServer(
@@ -317,6 +346,10 @@ export class GuardedHttpServer {
     } else {
       this.#server = createHttpServer(http1, onRequest);
     }
+    // An Expect other than 100-continue: 417 (as Go), and the body is not waited for.
+    this.#server.on('checkExpectation', (req: GuardedRequest, res: GuardedResponse) => {
+      this.#refuse(req, res, 417, 'Expectation Failed');
+    });
     this.#server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
       socket.once('close', () => this.#sockets.delete(socket));
@@ -372,11 +405,13 @@ export class GuardedHttpServer {
   }
 
   /**
-   * Stop: no new connections; idle ones close at once; requests in flight get `graceMs` (on
-   * the server's clock) to finish, then every connection is destroyed. Resolves once the
+   * Stop: no new connections; idle ones close at once, and the others as soon as their
+   * answer in progress is written; requests in flight get `graceMs` (on the server's clock)
+   * to finish, then every connection is destroyed. Resolves once the
    * server and every socket and timer it opened are gone.
    */
   async close(graceMs = 0): Promise<void> {
+    this.#closing = true;
     const server = this.#server;
     const closed = new Promise<void>((resolve) => {
       if (!server.listening) resolve();
@@ -468,8 +503,15 @@ export class GuardedHttpServer {
       return;
     }
     this.#boundStream(req, res);
-    res.once('finish', () => {
-      if (isBodyAbandoned(req)) closeCarrier(req);
+    // A body left unread (over its limit, or not read at all) closes the connection after
+    // the answer (HTTP/2: resets the stream with NO_ERROR, RFC 9113 §8.1, as Go does), so
+    // a client cannot keep the server waiting for the rest of it.
+    // While stopping, an HTTP/1.1 connection closes after the answer in progress, as Go's
+    // Shutdown closes each connection once it is idle.
+    const stopping = (): boolean => this.#closing && isHttp1(req);
+    if (stopping()) res.setHeader('connection', 'close');
+    onAnswered(req, res, () => {
+      if (isBodyAbandoned(req) || !requestComplete(req) || stopping()) closeCarrier(req);
     });
     let result: void | Promise<void>;
     try {
@@ -483,12 +525,18 @@ export class GuardedHttpServer {
     }
   }
 
-  /** HTTP/2: the whole request of a stream within `readTimeoutMs`, on the kit's clock. */
+  /**
+   * HTTP/2: the whole request of a stream within `readTimeoutMs`, on the kit's clock. Past
+   * it, a stream whose client still owes part of its request is answered 408 (when no
+   * answer has started) and reset; so is one that was answered but whose client never
+   * finished sending (Node cannot always reset it at once: a HEAD answer never `finish`es).
+   */
   #boundStream(req: GuardedRequest, res: GuardedResponse): void {
     const stream = streamOf(req);
     const limit = this.limits.readTimeoutMs;
     if (stream === undefined || limit <= 0 || stream.endAfterHeaders) return;
     const timer = this.#timer(() => {
+      if (requestComplete(req)) return;
       this.#logger.debug(
         `${this.name}: the request of an HTTP/2 stream was not received within ${limit} ms`,
       );
@@ -496,7 +544,20 @@ export class GuardedHttpServer {
       closeCarrier(req, http2Constants.NGHTTP2_CANCEL);
     }, limit);
     req.once('end', () => timer.cancel());
-    res.once('close', () => timer.cancel());
+    stream.once('close', () => timer.cancel());
+  }
+
+  /** Answer before any handler, then close what carries the request (its body is not read). */
+  #refuse(req: GuardedRequest, res: GuardedResponse, status: number, text: string): void {
+    res.on('error', (err: Error) => {
+      this.#logger.debug(`${this.name}: writing a response failed: ${err.message}`);
+    });
+    this.#logger.debug(
+      `${this.name}: ${status} for ${String(req.method)} ${quoteTarget(req.url ?? '')}`,
+    );
+    this.#boundStream(req, res);
+    onAnswered(req, res, () => closeCarrier(req));
+    this.#answer(req, res, status, text, true);
   }
 
   #failed(req: GuardedRequest, res: GuardedResponse, target: RequestTarget, err: unknown): void {

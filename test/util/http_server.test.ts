@@ -6,8 +6,8 @@
 // handshake, headers, whole request, keep-alive) are tested with small values on loopback,
 // awaiting the close; the kit's own HTTP/2 session and stream timers on the fake clock.
 import assert from 'node:assert/strict';
-import { connect as h2connect } from 'node:http2';
-import type { ClientHttp2Session, IncomingHttpHeaders } from 'node:http2';
+import { constants as http2Constants, connect as h2connect } from 'node:http2';
+import type { ClientHttp2Session, IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { connect as netConnect } from 'node:net';
 import type { Socket } from 'node:net';
 import { after, afterEach, before, describe, test } from 'node:test';
@@ -541,6 +541,110 @@ describe("HTTP/2 limits on the kit's clock", () => {
     } finally {
       await s.stop();
     }
+  });
+});
+
+describe('answers before any handler, and shutdown (found by test/fuzz/servers.fuzz.test.ts)', () => {
+  const limits = { readHeaderTimeoutMs: 1000, readTimeoutMs: 5000, idleTimeoutMs: 3000 };
+
+  test('HTTP/2: an Expect other than 100-continue is 417 and the stream is reset, not held open by a client that owes its body', async () => {
+    const s = await start({ http2: true, limits });
+    try {
+      const opened = new Promise<void>((resolve) =>
+        s.server.server.once('session', () => resolve()),
+      );
+      const session = await h2session(s.port);
+      await opened;
+      const closed = new Promise<void>((resolve) => session.once('close', () => resolve()));
+      for (const method of ['POST', 'HEAD']) {
+        const stream = session.request(
+          { ':method': method, ':path': '/', expect: 'something-else' },
+          { endStream: false },
+        );
+        stream.on('error', () => undefined);
+        // More than the stream's flow-control window: the client can never finish it.
+        stream.end('x'.repeat(200_000));
+        const status = await new Promise<number>((resolve) =>
+          stream.once('response', (h) => resolve(Number(h[':status']))),
+        );
+        assert.equal(status, 417);
+        stream.close(http2Constants.NGHTTP2_CANCEL);
+      }
+      assert.ok(s.lines.some((l) => l === 'debug test server: 417 for POST "/"'));
+      // The POST stream was reset at once; the HEAD one (whose answer never `finish`es in
+      // Node) at readTimeoutMs. Then the session idles and closes: nothing holds it.
+      await s.clock.advance(5000);
+      await s.clock.advance(3000);
+      await closed;
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('HTTP/1.1: an Expect other than 100-continue is 417 with Connection: close, before any handler', async () => {
+    const s = await start();
+    try {
+      const answer = await raw(
+        s.port,
+        'POST /x HTTP/1.1\r\nHost: x\r\nExpect: nope\r\nContent-Length: 5\r\n\r\n',
+        { end: false },
+      );
+      assert.equal(answer.status, 417);
+      assert.match(answer.text, /\r\nconnection: close\r\n/i);
+      assert.ok(answer.closed);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("HTTP/2: CONNECT is 405 and its stream is reset (Node's default left it open)", async () => {
+    const s = await start({ http2: true });
+    try {
+      const session = await h2session(s.port);
+      const serverSide = new Promise<void>((resolve) =>
+        s.server.server.once('stream', (stream: ServerHttp2Stream) =>
+          stream.once('close', () => resolve()),
+        ),
+      );
+      const stream = session.request(
+        { ':method': 'CONNECT', ':authority': 'example.com:443' },
+        { endStream: false },
+      );
+      stream.on('error', () => undefined);
+      const status = await new Promise<number>((resolve) =>
+        stream.once('response', (h) => resolve(Number(h[':status']))),
+      );
+      assert.equal(status, 405);
+      await serverSide; // the server's side closes though the client never ended its own
+      stream.close(http2Constants.NGHTTP2_CANCEL);
+      await closeSession(session);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test("stopping: a keep-alive connection whose request is in flight closes once answered (Go's Shutdown), not at the end of the grace", async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered = (): void => undefined;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    const s = await start({
+      handler: async (_req, res) => {
+        entered();
+        await held;
+        res.end('late answer');
+      },
+    });
+    const answer = raw(s.port, 'GET / HTTP/1.1\r\nHost: x\r\n\r\n', { end: false });
+    await inHandler;
+    // A grace of a minute on the fake clock, which nobody advances: close() must not need it.
+    const stopped = s.server.close(60_000);
+    release();
+    const got = await answer;
+    assert.equal(got.status, 200);
+    assert.match(got.text, /late answer$/);
+    assert.ok(got.closed);
+    await stopped;
   });
 });
 
