@@ -98,11 +98,13 @@ class DecisionCache<V> {
 
 function reply(res: ServerResponse, code: number, text: string): void {
   // Go's http.Error: text/plain, nosniff, the message and a newline.
+  const body = `${text}\n`;
   res.writeHead(code, {
     'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
     'X-Content-Type-Options': 'nosniff',
   });
-  res.end(`${text}\n`);
+  res.end(body);
 }
 
 /** The bearer token of a request, as the API server's authenticator reads it. */
