@@ -16,8 +16,9 @@
 // of the kit's clock is left but the cert watcher's.
 //
 // CI runs each surface for FUZZ_SECONDS (default 3) from a random seed, printed; a longer
-// run by hand: FUZZ_SECONDS=600 (and --test-timeout=0), FUZZ_RUNS=N to stop after N
-// inputs, FUZZ_SEED=S to replay. docs/reliability.md says how.
+// run by hand: FUZZ_SECONDS=600 (and --test-timeout=0); FUZZ_RUNS=N runs N inputs a
+// surface (without FUZZ_SECONDS, however long that takes); FUZZ_SEED=S replays.
+// docs/reliability.md says how.
 import assert from 'node:assert/strict';
 import { constants as http2Constants, connect as h2connect } from 'node:http2';
 import type { ClientHttp2Session } from 'node:http2';
@@ -43,7 +44,13 @@ import type { Stub } from '../client/stub.js';
 import type { Harness } from '../webhook/support.js';
 import { post, review, startServer } from '../webhook/support.js';
 
-const SECONDS = Number(process.env.FUZZ_SECONDS ?? '3');
+/** Seconds a surface runs; unset with FUZZ_RUNS set: no time limit. */
+const SECONDS =
+  process.env.FUZZ_SECONDS === undefined
+    ? process.env.FUZZ_RUNS === undefined
+      ? 3
+      : undefined
+    : Number(process.env.FUZZ_SECONDS);
 const RUNS = process.env.FUZZ_RUNS === undefined ? undefined : Number(process.env.FUZZ_RUNS);
 const SEED =
   process.env.FUZZ_SEED === undefined
@@ -55,13 +62,14 @@ const DEADLINE_MS = 10_000;
 /** fast-check parameters of one surface: seeded, time-boxed, the seed printed. */
 function parameters<T>(surface: string, examples: T[] = []): fc.Parameters<T> {
   console.log(
-    `fuzz ${surface}: seed ${SEED}, ${RUNS ?? 'as many inputs as fit'} in ${SECONDS} s (replay: FUZZ_SEED=${SEED})`,
+    `fuzz ${surface}: seed ${SEED}, ${RUNS ?? 'as many inputs as fit'}${SECONDS !== undefined ? ` in ${SECONDS} s` : ''} (replay: FUZZ_SEED=${SEED})`,
   );
   return {
     seed: SEED,
     numRuns: RUNS ?? 2 ** 31 - 1,
-    interruptAfterTimeLimit: SECONDS * 1000,
-    markInterruptAsFailure: false,
+    ...(SECONDS !== undefined
+      ? { interruptAfterTimeLimit: SECONDS * 1000, markInterruptAsFailure: false }
+      : {}),
     examples,
   };
 }
