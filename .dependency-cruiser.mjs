@@ -1,8 +1,10 @@
 // The layering of shared/DESIGN.md ("Dependencies run one way"), checked by `npm run lint`
-// (`depcruise src`): each folder of src/ may import only the folders below it; no import
-// circles, inside a folder either; nothing in the library imports `testing`; nothing
-// imports `manager` (the public index re-exports it). Type-only imports count: a type is
-// a dependency too.
+// (`depcruise src packages/testing/src`): each folder of src/ may import only the folders
+// below it; no import circles, inside a folder either; nothing in the library imports the
+// test server (`packages/testing`, its own package); the test server imports the library
+// only through its public face (`src/index.ts`, `kube-controller-kit`); nothing imports
+// `manager` (the public index re-exports it). Type-only imports count: a type is a
+// dependency too.
 
 /** What each folder may import besides itself (the layers below it). */
 const allowed = {
@@ -42,11 +44,15 @@ const allowed = {
     'util',
   ],
   codegen: ['client', 'apimachinery', 'util'],
-  // The command line tool, not the library: it also serves the in-memory API server.
-  cli: ['codegen', 'testing', 'client', 'apimachinery', 'util'],
+  // A program's command line and the cluster it opens (the in-memory server is loaded by
+  // package name, never imported).
+  program: ['client', 'apimachinery', 'util'],
+  // The command line tool, not the library (it loads the in-memory API server by package
+  // name for `apiserver`).
+  cli: ['codegen', 'program', 'client', 'apimachinery', 'util'],
 };
 
-const folders = [...Object.keys(allowed), 'manager', 'testing'];
+const folders = [...Object.keys(allowed), 'manager'];
 
 /** A path regex of the given folders of src/. */
 const under = (names) => `^src/(${names.join('|')})/`;
@@ -71,10 +77,10 @@ export default {
     {
       name: 'nothing-imports-testing',
       comment:
-        'Nothing in the library imports testing (it is a subpath export of its own); the CLI may.',
+        'Nothing in the library imports the test server: it is the package @kube-controller-kit/testing.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/testing/', '^src/cli/'] },
-      to: { path: '^src/testing/' },
+      from: { path: '^src/' },
+      to: { path: '^packages/testing/' },
     },
     {
       name: 'nothing-imports-manager',
@@ -84,11 +90,12 @@ export default {
       to: { path: '^src/manager/' },
     },
     {
-      name: 'testing-not-on-manager',
-      comment: 'The test server stands on the library below the manager.',
+      name: 'testing-through-the-public-api',
+      comment:
+        'The test server is its own package: it imports the library only as kube-controller-kit (src/index.ts).',
       severity: 'error',
-      from: { path: '^src/testing/' },
-      to: { path: under(['manager', 'cli']) },
+      from: { path: '^packages/testing/' },
+      to: { path: '^src/', pathNot: ['^src/index\\.ts$'] },
     },
     ...layerRules,
   ],

@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'docs/api/', 'node_modules/', '.tmp/', 'examples/**/generated/**'] },
+  {
+    ignores: [
+      'dist/',
+      'packages/*/dist/',
+      'docs/api/',
+      'node_modules/',
+      '.tmp/',
+      'examples/**/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -45,7 +54,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
     },

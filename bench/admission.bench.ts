@@ -2,16 +2,20 @@
 // and metadata checks, the store's admission chain — built-in defaults and the schema
 // step; webhooks and policies with nothing configured return at once — managedFields
 // bookkeeping, commit),
-// as a request reaches it (`createAsync`), against the raw lower bound of any write
+// as a request reaches it (`write`), against the raw lower bound of any write
 // (JSON.parse of the same object) in the same run. Target: within 8× JSON.parse.
 //
 // The machine is shared and noisy: each round times JSON.parse and the creates back to
 // back, and the table gives the median of the rounds' own ratios, in wall time and in the
 // process's CPU time (which leaves out the time other processes held the cores).
 import { performance } from 'node:perf_hooks';
-import { builtinResources, groupResourceKey, ResourceRegistry } from '../src/testing/registry.js';
-import { ResourceStore } from '../src/testing/resource_store.js';
-import { Storage } from '../src/testing/storage.js';
+import { builtinResources } from '../packages/testing/src/registry/index.js';
+import {
+  groupResourceKey,
+  ResourceRegistry,
+} from '../packages/testing/src/registry/resource_registry.js';
+import { ResourceStore } from '../packages/testing/src/resource_store.js';
+import { Storage } from '../packages/testing/src/storage.js';
 import { realClock } from '../src/util/clock.js';
 import { fmt, machineLoad, printTable, summarize, type Summary } from './lib/report.js';
 
@@ -69,7 +73,15 @@ function freshStore(): { store: ResourceStore; registry: ResourceRegistry } {
   const store = new ResourceStore(new Storage({ historySize: 1_000 }), registry, realClock);
   const ns = registry.byGroupResource('', 'namespaces');
   if (ns === undefined) throw new Error('namespaces are not served');
-  store.create(ns, 'v1', '', { metadata: { name: 'default' } });
+  store.writeNow({
+    verb: 'create',
+    type: ns,
+    version: 'v1',
+    namespace: '',
+    name: '',
+    subresource: '',
+    body: { metadata: { name: 'default' } },
+  });
   return { store, registry };
 }
 
@@ -78,9 +90,15 @@ async function create(store: ResourceStore, registry: ResourceRegistry): Promise
   if (type === undefined) throw new Error('deployments are not served');
   // As a request does: the body parsed from its bytes, then created.
   for (const s of texts) {
-    await store.createAsync(type, 'v1', 'default', JSON.parse(s), {
-      userAgent: 'bench/v1',
-      warnings: [],
+    await store.write({
+      verb: 'create',
+      type,
+      version: 'v1',
+      namespace: 'default',
+      name: '',
+      subresource: '',
+      body: JSON.parse(s),
+      options: { userAgent: 'bench/v1', warnings: [] },
     });
   }
 }
@@ -119,7 +137,7 @@ printTable(
   [
     ['JSON.parse (lower bound)', fmt(s('parseWall'), 1), fmt(s('parseCpu'), 1), '1.0', '1.0'],
     [
-      'store createAsync (parse included)',
+      'store write (parse included)',
       fmt(s('createWall'), 1),
       fmt(s('createCpu'), 1),
       fmt(s('wall'), 1),

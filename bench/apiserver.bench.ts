@@ -8,7 +8,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { fmt, machineLoad, printTable, repeat } from './lib/report.js';
 
 const PODS = 50_000;

@@ -9,7 +9,7 @@
 //
 // Usage: node --expose-gc --import tsx bench/audit.bench.ts   (BENCH_N per kind, BENCH_RUNS)
 import { Audit } from '../examples/audit/src/audit.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { noopLogger } from '../src/util/logger.js';
 import { fmt, heapUsedAfterGc, machineLoad, printTable, summarize } from './lib/report.js';
 

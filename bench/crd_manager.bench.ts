@@ -9,7 +9,7 @@ import { SharedIndexInformer } from '../src/cache/shared_informer.js';
 import { ResourceClient } from '../src/client/resource_client.js';
 import type { UnstructuredObject } from '../src/client/types.js';
 import { CRDInformerManager } from '../src/dynamic/crd_informer_manager.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { noopLogger } from '../src/util/logger.js';
 import { fmt, heapUsedAfterGc, machineLoad, printTable, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';

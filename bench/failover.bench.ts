@@ -17,7 +17,7 @@ import { configMapsResource } from '../src/client/builtins.js';
 import { Controller } from '../src/controller/index.js';
 import { Manager } from '../src/manager/index.js';
 import type { ManagerOptions } from '../src/manager/index.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { noopLogger } from '../src/util/logger.js';
 import { fmt, machineLoad, printTable, summarize } from './lib/report.js';
 

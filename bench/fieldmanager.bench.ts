@@ -3,10 +3,13 @@
 // apply, against the raw lower bound of any write (JSON.parse of the same object) in the
 // same run. There is no client-node counterpart: client-node has no API server.
 import { performance } from 'node:perf_hooks';
-import { builtinType } from '../src/testing/fieldmanager/builtin_schema.js';
-import type { FieldManagerScope } from '../src/testing/fieldmanager/field_manager.js';
-import { applyToObject, updateManagedFields } from '../src/testing/fieldmanager/field_manager.js';
-import type { JsonValue } from '../src/testing/fieldmanager/path.js';
+import { builtinType } from '../packages/testing/src/registry/index.js';
+import type { FieldManagerScope } from '../packages/testing/src/fieldmanager/field_manager.js';
+import {
+  applyToObject,
+  updateManagedFields,
+} from '../packages/testing/src/fieldmanager/field_manager.js';
+import type { JsonValue } from '../packages/testing/src/fieldmanager/path.js';
 import { fmt, machineLoad, printTable, repeat, type Summary } from './lib/report.js';
 
 type Obj = { [k: string]: JsonValue };

@@ -38,7 +38,7 @@ import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { configMapsResource } from '../src/client/builtins.js';
 import { ResourceClient } from '../src/client/resource_client.js';
 import { Transport } from '../src/client/transport.js';
-import { generateTestCertificates } from '../src/testing/certs.js';
+import { generateTestCertificates } from '../packages/testing/src/certs.js';
 import { fmt, heapUsedAfterGc, machineLoad, printTable, summarize } from './lib/report.js';
 import { loadavg } from 'node:os';
 import { makeBenchPod } from './lib/pods.js';

@@ -63,7 +63,7 @@ interface SyncResult {
 // ── server process ────────────────────────────────────────────────────────────────────
 
 async function serverMain(n: number): Promise<void> {
-  const { startTestApiServer } = await import('../src/testing/index.js');
+  const { startTestApiServer } = await import('../packages/testing/src/index.js');
   const server = await startTestApiServer({
     // Children watch from the list they just got: no long history is needed, and keeping
     // every burst's objects would exhaust the server's heap.

@@ -19,7 +19,7 @@ import { ResourceClient } from '../src/client/resource_client.js';
 import type { WatchEvent } from '../src/client/types.js';
 import { decodeWatchStream } from '../src/client/watch_decoder.js';
 import { noopLogger } from '../src/util/logger.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { fmt, printTable, repeat } from './lib/report.js';
 import type { Summary } from './lib/report.js';
 import { kubeConfigFor } from './lib/kubeconfig.js';

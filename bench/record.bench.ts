@@ -10,7 +10,7 @@ import { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { fromWire, toWire } from '../src/controller/wire.js';
 import { EventBroadcaster } from '../src/record/index.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { noopLogger } from '../src/util/logger.js';
 import { fmt, printTable, repeat } from './lib/report.js';
 

@@ -22,7 +22,7 @@ import { cpus } from 'node:os';
 import { configMapsResource } from '../src/client/builtins.js';
 import type { UnstructuredObject } from '../src/client/types.js';
 import { HashRing, objectHashKey, ringLabels } from '../src/sharding/index.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { Ring } from '../test/sharding/harness.js';
 import type { Interval } from '../test/sharding/harness.js';
 import { ChildReplica } from '../test/sharding/processes.js';

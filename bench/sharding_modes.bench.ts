@@ -18,7 +18,7 @@
 import { performance } from 'node:perf_hooks';
 import { configMapsResource } from '../src/client/builtins.js';
 import type { UnstructuredObject } from '../src/client/types.js';
-import { startTestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
 import { Ring } from '../test/sharding/harness.js';
 import { machineLoad, printTable } from './lib/report.js';
 

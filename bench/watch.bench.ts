@@ -38,6 +38,12 @@
 //   implementation (two watches on the server) and their bursts alternate, so both see the
 //   same machine load within seconds; the table gives the per-burst ratios (the rates of
 //   consecutive children, above, move with the load of a shared machine).
+// - BENCH_AB=1 (or a list of A:B pairs): the concurrent A/B method (abMain): per round two
+//   fresh children, bundled to plain JavaScript, take the same bursts at the same time and
+//   each measures its own CPU; who connects first alternates between rounds. Default pairs:
+//   the library's default informer (ours-default) against the raw loop (lower) and against
+//   the raw loop synced by a streaming list (lower-stream, the like-for-like floor). An
+//   implementation written NAME@base comes from BENCH_BASE_SRC (a bundle of that tree).
 //
 // Usage: node --expose-gc --import tsx bench/watch.bench.ts   (or: npm run bench -- watch)
 //        BENCH_TLS=1 node --expose-gc --import tsx bench/watch.bench.ts   (h2 against HTTP/1.1)
@@ -60,17 +66,17 @@ import * as http2 from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import { PerformanceObserver, performance } from 'node:perf_hooks';
 import type { ServerResponse } from 'node:http';
-import { cpus, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { constants as zlibConstants, createGunzip, createGzip } from 'node:zlib';
 import type { Session } from 'node:inspector';
-import type * as SharedInformerModule from '../src/cache/shared_informer.js';
-import type * as ListWatchModule from '../src/cache/listwatch.js';
-import type * as ResourceClientModule from '../src/client/resource_client.js';
-import type * as BuiltinsModule from '../src/client/builtins.js';
-import type * as LoggerModule from '../src/util/logger.js';
-import { fmt, printTable, summarize } from './lib/report.js';
+import * as SharedInformerModule from '../src/cache/shared_informer.js';
+import * as ListWatchModule from '../src/cache/listwatch.js';
+import * as ResourceClientModule from '../src/client/resource_client.js';
+import * as BuiltinsModule from '../src/client/builtins.js';
+import * as LoggerModule from '../src/util/logger.js';
+import { bundleForNode } from './lib/bundle.js';
+import { fmt, machine, printTable, setMeasuredNode, summarize } from './lib/report.js';
 import type { Summary } from './lib/report.js';
 import { makeBenchPod } from './lib/pods.js';
 import { rawWatchLines } from './lib/raw_watch.js';
@@ -92,6 +98,12 @@ const TLS = process.env.BENCH_TLS === '1';
  * hold up on a loaded machine where the rates of consecutive children do not.
  */
 const PAIRED = process.env.BENCH_PAIRED === '1';
+/**
+ * BENCH_AB: the concurrent A/B method (see abMain): `1` for the default pairs
+ * (ours-default:lower,ours-default:lower-stream), or a comma-separated list of A:B pairs; an
+ * implementation may end in `@base` (from BENCH_BASE_SRC).
+ */
+const AB = process.env.BENCH_AB;
 const PROFILE = process.env.BENCH_PROFILE;
 /** A src/ directory of another revision (e.g. a `git archive` of the base): impl `ours-base`. */
 const BASE_SRC = process.env.BENCH_BASE_SRC;
@@ -102,8 +114,10 @@ type Impl =
   | 'lower'
   | 'lower-h2'
   | 'lower-gzip'
+  | 'lower-stream'
   | 'ours'
   | 'ours-stream'
+  | 'ours-default'
   | 'ours-h1'
   | 'ours-base'
   | 'client-node';
@@ -133,13 +147,17 @@ function rawOf(impl: Impl): Impl {
 /** The CA of the TLS server (BENCH_TLS=1), handed to the children. */
 let serverCa: string | undefined;
 
-/** An HTTP/1.1 request to the bench server (over TLS with BENCH_TLS=1). */
+/** An HTTP/1.1 request to the bench server (over TLS with BENCH_TLS=1), on its own connection. */
 function request(
   url: string,
   options: RequestOptions | ((res: IncomingMessage) => void),
   callback?: (res: IncomingMessage) => void,
 ): ReturnType<typeof httpRequest> {
-  const opts = typeof options === 'function' ? {} : options;
+  // A connection of its own (no agent): Node's global agent (keep-alive since Node 19)
+  // closes a socket idle for 5 s, a held watch between bursts included, and reuses the
+  // list's socket for the watch, which the server may close after its own 5 s keep-alive
+  // while the client is still parsing a large list ('socket hang up').
+  const opts = { ...(typeof options === 'function' ? {} : options), agent: false };
   const cb = typeof options === 'function' ? options : callback;
   return url.startsWith('https:')
     ? httpsRequest(url, { ...opts, ca: serverCa }, cb)
@@ -223,16 +241,22 @@ async function serverMain(n: number): Promise<void> {
         watches.add(w);
       })();
     } else watches.add(w);
+    const opened = Date.now();
     const drop = (): void => {
-      watches.delete(w);
+      // A watch that closes while the bench runs spoils the run: say which and when.
+      if (watches.delete(w))
+        process.stderr.write(
+          `server: the watch ${url.search} closed after ${((Date.now() - opened) / 1000).toFixed(0)} s\n`,
+        );
     };
     res.on('close', drop);
     req.on('close', drop);
+    res.on('error', (err) => process.stderr.write(`server: a watch failed: ${err.message}\n`));
   };
   let ca: string | undefined;
   let server: ReturnType<typeof createServer> | http2.Http2SecureServer;
   if (TLS) {
-    const { generateTestCertificates } = await import('../src/testing/certs.js');
+    const { generateTestCertificates } = await import('../packages/testing/src/certs.js');
     const certs = await generateTestCertificates();
     ca = certs.caCert;
     // The compatibility API: the same handler answers h2 streams and HTTP/1.1 requests.
@@ -277,12 +301,16 @@ async function serverMain(n: number): Promise<void> {
       prepare(arg ?? 'b1');
       process.stdout.write('prepared\n');
     } else if (cmd === 'burst') {
-      // `burst i` (BENCH_PAIRED): only the i-th watch opened; otherwise every watch.
+      // `burst i` (BENCH_PAIRED): only the i-th watch opened; otherwise every watch, each
+      // written by its own loop as fast as its socket takes it (BENCH_AB: two clients take
+      // the same burst at once), the loops started in the order the watches were opened.
       const targets = arg === undefined ? [...watches] : [[...watches][Number(arg)]!];
-      for (const w of targets) {
-        for (const b of prepared) if (!w.write(b)) await w.wait();
-        w.flush();
-      }
+      await Promise.all(
+        targets.map(async (w) => {
+          for (const b of prepared) if (!w.write(b)) await w.wait();
+          w.flush();
+        }),
+      );
       prepared = [];
       process.stdout.write(`done ${watches.size}\n`);
     } else if (cmd === 'exit') {
@@ -341,10 +369,30 @@ function httpGetBody(url: string): Promise<Buffer> {
   });
 }
 
+/**
+ * Reports on stderr a raw watch that ends or fails before the child stops it: the run it
+ * belongs to is spoiled, and this says how.
+ */
+function reportEarlyEnd(res: IncomingMessage, what: string, stopped: () => boolean): void {
+  const opened = Date.now();
+  const say = (how: string) => (err?: Error) => {
+    if (stopped()) return;
+    process.stderr.write(
+      `child ${process.pid}: ${what} watch ${how} after ${((Date.now() - opened) / 1000).toFixed(0)} s` +
+        `${err === undefined ? '' : `: ${err.message}`}\n`,
+    );
+  };
+  res.on('aborted', say('aborted'));
+  res.on('error', say('failed'));
+  res.on('end', say('ended'));
+  res.socket?.on('close', say('socket closed'));
+}
+
 async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<Harness> {
   const map = new Map<string, unknown>();
   const updates = counter();
   let req: ReturnType<typeof request> | undefined;
+  let stopped = false;
   return {
     async sync() {
       const body = await httpGetBody(`${url}/api/v1/pods`);
@@ -367,7 +415,7 @@ async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<
             'data',
             rawWatchLines(map, () => updates.bump()),
           );
-          res.on('error', () => {});
+          reportEarlyEnd(res, 'lower', () => stopped);
           resolve();
         });
         req.on('error', reject);
@@ -377,6 +425,51 @@ async function lowerBoundHarness(url: string, n: number, gzip = false): Promise<
     updates: (k) => updates.wait(updates.count + k),
     size: () => map.size,
     async stop() {
+      stopped = true;
+      req?.destroy();
+    },
+  };
+}
+
+/**
+ * The raw loop synced by a streaming list, as the kit's default informer syncs: one watch
+ * with `sendInitialEvents=true`, its ADDED events into the Map until the bookmark that
+ * ends the initial events, and the same watch then carries the bursts. The like-for-like
+ * floor for the default informer (a list-synced client reads its watch after a different
+ * history of its own heap and of the server's socket).
+ */
+async function lowerStreamHarness(url: string, n: number): Promise<Harness> {
+  const map = new Map<string, unknown>();
+  const updates = counter();
+  let req: ReturnType<typeof request> | undefined;
+  let stopped = false;
+  return {
+    async sync() {
+      await new Promise<void>((resolve, reject) => {
+        const query =
+          'watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true';
+        req = request(`${url}/api/v1/pods?${query}`, (res) => {
+          res.on(
+            'data',
+            rawWatchLines(
+              map,
+              () => updates.bump(),
+              (o) => {
+                if (o.metadata.annotations?.['k8s.io/initial-events-end'] === 'true') resolve();
+              },
+            ),
+          );
+          reportEarlyEnd(res, 'lower-stream', () => stopped);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      if (map.size !== n) throw new Error(`lower-stream synced ${map.size} of ${n}`);
+    },
+    updates: (k) => updates.wait(updates.count + k),
+    size: () => map.size,
+    async stop() {
+      stopped = true;
       req?.destroy();
     },
   };
@@ -434,27 +527,33 @@ async function lowerH2Harness(url: string, n: number): Promise<Harness> {
   };
 }
 
+/**
+ * The kit's informer with one counting handler. `src`: another source tree's (loaded at
+ * run time, through tsx); by default this checkout's, imported statically so that a bundle
+ * of this file carries it. `watchList` undefined: the library's default.
+ */
 async function oursHarness(
   url: string,
   n: number,
-  src = '../src',
-  watchList = false,
+  src: string | undefined,
+  watchList: boolean | undefined,
 ): Promise<Harness> {
-  const { SharedIndexInformer } = (await import(
-    `${src}/cache/shared_informer.js`
-  )) as typeof SharedInformerModule;
-  const { listWatchFromClient } = (await import(
-    `${src}/cache/listwatch.js`
-  )) as typeof ListWatchModule;
-  const { ResourceClient } = (await import(
-    `${src}/client/resource_client.js`
-  )) as typeof ResourceClientModule;
-  const { podsResource } = (await import(`${src}/client/builtins.js`)) as typeof BuiltinsModule;
-  const { noopLogger } = (await import(`${src}/util/logger.js`)) as typeof LoggerModule;
+  const load = async <M>(path: string, own: M): Promise<M> =>
+    src === undefined ? own : ((await import(`${src}/${path}`)) as M);
+  const { SharedIndexInformer } = await load('cache/shared_informer.js', SharedInformerModule);
+  const { listWatchFromClient } = await load('cache/listwatch.js', ListWatchModule);
+  const { ResourceClient } = await load('client/resource_client.js', ResourceClientModule);
+  const { podsResource } = await load('client/builtins.js', BuiltinsModule);
+  const { consoleLogger } = await load('util/logger.js', LoggerModule);
   const kc = await kubeConfigFor(url, serverCa);
   const informer = new SharedIndexInformer(
     listWatchFromClient(new ResourceClient(kc, podsResource)),
-    { name: 'pods', logger: noopLogger, watchList },
+    {
+      name: 'pods',
+      // Warnings only: a watch the informer restarts during a run spoils it, and says why.
+      logger: consoleLogger('warn', `bench ${process.pid}`),
+      ...(watchList === undefined ? {} : { watchList }),
+    },
   );
   const adds = counter();
   const updates = counter();
@@ -519,25 +618,20 @@ async function childMain(impl: Impl, url: string, n: number, bursts: number): Pr
   serverCa = process.env.BENCH_CA;
   // ours-h1: the kit's informer kept on HTTP/1.1 (client-go's DISABLE_HTTP2).
   if (impl === 'ours-h1') process.env.DISABLE_HTTP2 = '1';
-  const make = (impl: Impl): ((u: string, k: number) => Promise<Harness>) =>
-    impl === 'lower'
-      ? lowerBoundHarness
-      : impl === 'lower-h2'
-        ? lowerH2Harness
-        : impl === 'lower-gzip'
-          ? (u: string, k: number) => lowerBoundHarness(u, k, true)
-          : impl === 'client-node'
-            ? clientNodeHarness
-            : impl === 'ours-stream'
-              ? (u: string, k: number) => oursHarness(u, k, undefined, true)
-              : impl === 'ours-base'
-                ? (u: string, k: number) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href)
-                : (u: string, k: number) =>
-                    oursHarness(
-                      u,
-                      k,
-                      OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href,
-                    );
+  const oursSrc = OURS_SRC === undefined ? undefined : pathToFileURL(OURS_SRC).href;
+  const harnesses: Record<Impl, (u: string, k: number) => Promise<Harness>> = {
+    lower: lowerBoundHarness,
+    'lower-h2': lowerH2Harness,
+    'lower-gzip': (u, k) => lowerBoundHarness(u, k, true),
+    'lower-stream': lowerStreamHarness,
+    'client-node': clientNodeHarness,
+    ours: (u, k) => oursHarness(u, k, oursSrc, false),
+    'ours-h1': (u, k) => oursHarness(u, k, oursSrc, false),
+    'ours-stream': (u, k) => oursHarness(u, k, oursSrc, true),
+    'ours-default': (u, k) => oursHarness(u, k, oursSrc, undefined),
+    'ours-base': (u, k) => oursHarness(u, k, pathToFileURL(BASE_SRC!).href, false),
+  };
+  const make = (impl: Impl): ((u: string, k: number) => Promise<Harness>) => harnesses[impl];
   // BENCH_PAIRED: the raw loop on the same connection type first (its watch is the server's
   // watch 0), then the implementation (watch 1), in this one process; `go k` picks which.
   const hs: Harness[] = [];
@@ -840,14 +934,213 @@ async function pairedMain(server: ServerProc): Promise<void> {
   );
 }
 
+// ── BENCH_AB: the concurrent A/B method ───────────────────────────────────────────────
+
+/** One side of an A/B pair: an implementation, from this checkout or from BENCH_BASE_SRC. */
+interface AbSide {
+  impl: Impl;
+  base: boolean;
+}
+
+function parseAbPairs(spec: string): [AbSide, AbSide][] {
+  const side = (s: string): AbSide => {
+    const base = s.endsWith('@base');
+    const impl = (base ? s.slice(0, -'@base'.length) : s) as Impl;
+    if (!(impl in labels)) throw new Error(`BENCH_AB: unknown implementation ${s}`);
+    if (base && BASE_SRC === undefined) throw new Error(`BENCH_AB: ${s} needs BENCH_BASE_SRC`);
+    if (impl === 'ours-base') throw new Error('BENCH_AB: write ours@base, not ours-base');
+    return { impl, base };
+  };
+  return (spec === '1' ? 'ours-default:lower,ours-default:lower-stream' : spec)
+    .split(',')
+    .map((pair) => {
+      const [a, b, extra] = pair.split(':');
+      if (a === undefined || b === undefined || extra !== undefined)
+        throw new Error(`BENCH_AB: a pair is A:B, got ${pair}`);
+      return [side(a), side(b)];
+    });
+}
+
+const abName = (x: AbSide): string => `${x.impl}${x.base ? '@base' : ''}`;
+
+interface AbChild {
+  send(line: string): void;
+  next(): Promise<Record<string, number | string>>;
+  exited: Promise<number | null>;
+}
+
+async function startAbChild(script: string, impl: Impl, server: ServerProc): Promise<AbChild> {
+  // The bundle carries its library: another source tree named in the environment is not its.
+  const { BENCH_OURS_SRC: _o, BENCH_BASE_SRC: _b, ...env } = process.env;
+  const proc = spawn(
+    CHILD_NODE,
+    ['--expose-gc', script, 'child', impl, server.url, String(N), String(BURSTS)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: server.ca === undefined ? env : { ...env, BENCH_CA: server.ca },
+    },
+  );
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  const lines = lineQueue(proc);
+  const child: AbChild = {
+    send: (line) => proc.stdin.write(`${line}\n`),
+    next: async () => JSON.parse(await lines()) as Record<string, number | string>,
+    exited,
+  };
+  const synced = await child.next();
+  if (synced.phase !== 'synced') throw new Error(`${impl}: expected synced, got ${synced.phase}`);
+  return child;
+}
+
+/** One round of a pair: per counted burst, each side's CPU µs per event and events/s. */
+async function abRound(
+  server: ServerProc,
+  scripts: { own: string; base: string | undefined },
+  a: AbSide,
+  b: AbSide,
+  aFirst: boolean,
+): Promise<{ a: number[]; b: number[]; aRate: number[]; bRate: number[] }> {
+  const script = (x: AbSide): string => (x.base ? scripts.base! : scripts.own);
+  // The one that connects first is the server's first watch: its writer loop starts first.
+  const [first, second] = aFirst ? [a, b] : [b, a];
+  const c1 = await startAbChild(script(first), first.impl, server);
+  const c2 = await startAbChild(script(second), second.impl, server);
+  const [ca, cb] = aFirst ? [c1, c2] : [c2, c1];
+  const out = {
+    a: [] as number[],
+    b: [] as number[],
+    aRate: [] as number[],
+    bRate: [] as number[],
+  };
+  for (let k = 0; k < BURSTS; k++) {
+    const p = await server.command(`prepare b${k + 1}`);
+    if (p !== 'prepared') throw new Error(`server said ${p}`);
+    ca.send('go');
+    cb.send('go');
+    for (const r of await Promise.all([ca.next(), cb.next()]))
+      if (r.phase !== 'ready') throw new Error(`expected ready, got ${r.phase}`);
+    const done = server.command('burst');
+    const [ra, rb] = await Promise.all([ca.next(), cb.next()]);
+    const d = await done;
+    // After its last burst a child stops at once, maybe before the server has written the
+    // other's last events: then one watch or none is left, as it should.
+    if (d !== 'done 2' && k < BURSTS - 1)
+      throw new Error(`server said ${d} after burst ${k + 1} (expected two watches)`);
+    if (k === 0 && BURSTS > 1) continue; // the first burst warms the JIT
+    out.a.push((Number(ra.cpuMs) * 1000) / N);
+    out.b.push((Number(rb.cpuMs) * 1000) / N);
+    out.aRate.push(N / (Number(ra.wallMs) / 1000));
+    out.bRate.push(N / (Number(rb.wallMs) / 1000));
+  }
+  for (const [c, x] of [
+    [ca, a],
+    [cb, b],
+  ] as const) {
+    const end = await c.next();
+    if (end.size !== N) throw new Error(`${abName(x)} ended with ${end.size} of ${N} objects`);
+    const code = await c.exited;
+    if (code !== 0) throw new Error(`${abName(x)} child exited ${code}`);
+  }
+  return out;
+}
+
+/**
+ * BENCH_AB: per round and pair, two fresh children (A and B), each a bundle of this file
+ * (plain node, as deployed), sync against the one server and hold their watches open; the
+ * server then writes every burst to both at once, each watch as fast as its socket takes
+ * it, so both take the same events under the same machine load. Who connects first (and so
+ * is written to first) alternates from round to round. Each child measures its own CPU
+ * (process.cpuUsage) and wall time over each burst; a round's ratio is the median of its
+ * counted bursts' A/B ratios, and the table gives the median (min–max) over the rounds.
+ */
+async function abMain(server: ServerProc): Promise<void> {
+  const pairs = parseAbPairs(AB!);
+  const scripts = {
+    own: await bundleForNode(self, 'watch_ab_child', {
+      ...(OURS_SRC === undefined ? {} : { srcDir: OURS_SRC }),
+    }),
+    base: pairs.some(([a, b]) => a.base || b.base)
+      ? await bundleForNode(self, 'watch_ab_child_base', { srcDir: BASE_SRC! })
+      : undefined,
+  };
+  const rounds = pairs.map(() => ({
+    cpu: [] as number[],
+    cpuAFirst: [] as number[],
+    cpuBFirst: [] as number[],
+    rate: [] as number[],
+    a: [] as number[],
+    b: [] as number[],
+    aRate: [] as number[],
+    bRate: [] as number[],
+  }));
+  for (let r = 0; r < RUNS; r++) {
+    const aFirst = r % 2 === 0;
+    for (const [i, [a, b]] of pairs.entries()) {
+      const x = await abRound(server, scripts, a, b, aFirst);
+      const cpu = summarize(x.a.map((v, j) => v / x.b[j]!)).median;
+      const rate = summarize(x.aRate.map((v, j) => v / x.bRate[j]!)).median;
+      console.error(
+        `round ${r + 1} ${abName(a)} vs ${abName(b)} (${aFirst ? 'A' : 'B'} connected first): ` +
+          `CPU/event ${x.a.map((v) => v.toFixed(1)).join(', ')} against ${x.b.map((v) => v.toFixed(1)).join(', ')} µs ` +
+          `(×${cpu.toFixed(3)}), events/s ${x.aRate.map((v) => v.toFixed(0)).join(', ')} against ` +
+          `${x.bRate.map((v) => v.toFixed(0)).join(', ')} (×${rate.toFixed(3)}); ${machine()}`,
+      );
+      const m = rounds[i]!;
+      m.cpu.push(cpu);
+      (aFirst ? m.cpuAFirst : m.cpuBFirst).push(cpu);
+      m.rate.push(rate);
+      m.a.push(summarize(x.a).median);
+      m.b.push(summarize(x.b).median);
+      m.aRate.push(summarize(x.aRate).median);
+      m.bRate.push(summarize(x.bRate).median);
+    }
+  }
+  const orNone = (xs: number[], f: (s: Summary) => string): string =>
+    xs.length === 0 ? '–' : f(summarize(xs));
+  printTable(
+    `concurrent A/B: ${N / 1000}k MODIFIED per burst to both at once, ${BURSTS - (BURSTS > 1 ? 1 : 0)} counted bursts per round, ` +
+      `who connects first alternating — median (min–max) over ${RUNS} rounds`,
+    [
+      'A',
+      'B',
+      'A CPU / event',
+      'B CPU / event',
+      'CPU A/B',
+      'CPU A/B, A first',
+      'CPU A/B, B first',
+      'A events/s',
+      'B events/s',
+      'events/s A/B',
+    ],
+    pairs.map(([a, b], i) => {
+      const m = rounds[i]!;
+      const ratio = (s: Summary): string => fmt(s, 3) + '×';
+      return [
+        `${labels[a.impl]}${a.base ? ' (base)' : ''}`,
+        `${labels[b.impl]}${b.base ? ' (base)' : ''}`,
+        `${fmt(summarize(m.a), 1)} µs`,
+        `${fmt(summarize(m.b), 1)} µs`,
+        ratio(summarize(m.cpu)),
+        orNone(m.cpuAFirst, ratio),
+        orNone(m.cpuBFirst, ratio),
+        fmt(summarize(m.aRate), 0),
+        fmt(summarize(m.bRate), 0),
+        ratio(summarize(m.rate)),
+      ];
+    }),
+  );
+}
+
 const labels: Record<Impl, string> = {
   lower: TLS
     ? 'raw watch, HTTP/1.1 over TLS (split lines, JSON.parse, Map.set)'
     : 'lower bound (raw watch: split lines, JSON.parse, Map.set)',
   'lower-h2': 'raw watch, h2 (the same loop on an http2 stream)',
   'lower-gzip': 'lower bound, asking for gzip (+ zlib gunzip stream)',
+  'lower-stream': 'raw watch synced by a streaming list (sendInitialEvents)',
   ours: `SharedIndexInformer, one counting handler (paged-list sync)${TLS ? ', h2' : ''}`,
   'ours-stream': `SharedIndexInformer, streaming-list sync (watchList: true)${TLS ? ', h2' : ''}`,
+  'ours-default': `SharedIndexInformer, the library's default options${TLS ? ', h2' : ''}`,
   'ours-h1': 'SharedIndexInformer, paged-list sync, HTTP/1.1 over TLS (DISABLE_HTTP2)',
   'ours-base': 'SharedIndexInformer before this change (BENCH_BASE_SRC)',
   'client-node': '@kubernetes/client-node 1.4 makeInformer',
@@ -870,15 +1163,30 @@ async function main(): Promise<void> {
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.on('exit', () => resolve(out.trim()));
   });
+  setMeasuredNode(nodeVersion);
   const pod = JSON.stringify(harnessPod(1, '1001'));
   console.log(
-    `\n## Watch benchmark\n\nchildren on node ${nodeVersion}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average at start ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}; pod JSON ${pod.length} B; ${N} MODIFIED per burst, ${BURSTS} bursts ` +
+    `\n## Watch benchmark\n\nchildren on ${machine()} at the start; pod JSON ${pod.length} B; ` +
+      `${N} MODIFIED per burst, ${BURSTS} bursts ` +
       `(first not counted), server writes ${WRITE === 'line' ? 'one res.write per event' : '64 KB batches'}` +
-      `${GZIP ? ', gzip' : ''}; ${RUNS} runs, each in a fresh process, implementations interleaved`,
+      `${GZIP ? ', gzip' : ''}; ${RUNS} runs, each in a fresh process, ` +
+      (AB !== undefined
+        ? 'two children at once (concurrent A/B)'
+        : PAIRED
+          ? 'raw loop and implementation alternating in one child'
+          : 'implementations interleaved'),
   );
+  if (AB !== undefined && PAIRED)
+    throw new Error('BENCH_AB and BENCH_PAIRED are two methods: pick one');
   const server = await startServerProc(N);
+  if (AB !== undefined) {
+    try {
+      await abMain(server);
+    } finally {
+      await server.close();
+    }
+    return;
+  }
   if (PAIRED) {
     try {
       await pairedMain(server);
@@ -941,11 +1249,6 @@ async function main(): Promise<void> {
     'GC pauses / wall',
   ];
   printTable(`${N / 1000}k MODIFIED per burst — median (min–max) of ${RUNS} runs`, header, rows);
-  console.log(
-    `load average at end ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')}`,
-  );
 }
 
 await main();

@@ -8,6 +8,9 @@
  *   --seed S     replay seed S; with --runs > 1, the first seed of the run (S, S+1, …)
  *   --steps N    top-level steps per schedule (default 60)
  *   --time-scale X  speed-up of the informers' clock (default 10; 1 = real time)
+ *   --webhooks   play the webhook schedules instead (test/chaos/webhook_harness.ts: the
+ *                admission webhooks down, slow, flapping and rotating certificates under
+ *                both failure policies; default seed 20261215, 24 steps)
  *   --verbose    print every step of every schedule as it is played
  *
  * Exits 1 when any schedule fails, printing each failing seed and how to replay it.
@@ -17,8 +20,15 @@
 import { parseArgs } from 'node:util';
 import { describeStep, replayCommand, runSchedule } from '../test/chaos/harness.js';
 import type { ChaosResult } from '../test/chaos/harness.js';
+import {
+  describeWebhookStep,
+  runWebhookSchedule,
+  webhookReplayCommand,
+} from '../test/chaos/webhook_harness.js';
+import type { WebhookChaosResult } from '../test/chaos/webhook_harness.js';
 
 const defaultBaseSeed = 20_261_202;
+const defaultWebhookBaseSeed = 20_261_215;
 
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
@@ -43,13 +53,14 @@ async function main(): Promise<number> {
       seed: { type: 'string' },
       steps: { type: 'string' },
       'time-scale': { type: 'string' },
+      webhooks: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
     },
     strict: true,
   });
   const seedGiven = values.seed !== undefined;
   const runs = Number(values.runs ?? (seedGiven ? 1 : 1000));
-  const base = Number(values.seed ?? defaultBaseSeed);
+  const base = Number(values.seed ?? (values.webhooks ? defaultWebhookBaseSeed : defaultBaseSeed));
   const steps = values.steps !== undefined ? Number(values.steps) : undefined;
   const timeScale = values['time-scale'] !== undefined ? Number(values['time-scale']) : undefined;
   if (timeScale !== undefined && !(timeScale > 0))
@@ -61,6 +72,10 @@ async function main(): Promise<number> {
   if (steps !== undefined && (!Number.isInteger(steps) || steps < 1))
     throw new Error(`--steps must be a positive integer, got ${values.steps}`);
 
+  if (values.webhooks) {
+    if (timeScale !== undefined) throw new Error('--time-scale does not apply to --webhooks');
+    return webhookMain(runs, base, steps, values.verbose);
+  }
   console.log(
     `chaos: ${runs} schedule(s) from seed ${base}${steps !== undefined ? `, ${steps} steps each` : ''}`,
   );
@@ -137,6 +152,93 @@ async function main(): Promise<number> {
   if (failed.length > 0) {
     console.log(`\n${failed.length} schedule(s) failed; replay with:`);
     for (const r of failed) console.log(`  ${replayCommand(r.seed)}   # ${r.failures[0] ?? ''}`);
+    return 1;
+  }
+  return 0;
+}
+
+/** The webhook schedules: runs them and prints a summary of what the writes came to. */
+async function webhookMain(
+  runs: number,
+  base: number,
+  steps: number | undefined,
+  verbose: boolean,
+): Promise<number> {
+  console.log(
+    `webhook chaos: ${runs} schedule(s) from seed ${base}${steps !== undefined ? `, ${steps} steps each` : ''}`,
+  );
+  const results: WebhookChaosResult[] = [];
+  const started = performance.now();
+  let lastProgress = started;
+  for (let i = 0; i < runs; i++) {
+    const seed = (base + i) >>> 0;
+    if (verbose) console.log(`── seed ${seed}`);
+    const r = await runWebhookSchedule(seed, {
+      ...(steps !== undefined ? { steps } : {}),
+      ...(verbose
+        ? { onStep: (s, n) => console.log(`  ${String(n).padStart(3)} ${describeWebhookStep(s)}`) }
+        : {}),
+    });
+    results.push(r);
+    if (!r.ok || verbose) {
+      console.log(`seed ${seed}: ${r.ok ? 'ok' : 'FAILED'} in ${Math.round(r.durationMs)} ms`);
+      for (const f of r.failures) console.log(`  ${f}`);
+    }
+    const now = performance.now();
+    if (now - lastProgress > 5000 || i === runs - 1) {
+      lastProgress = now;
+      const failed = results.filter((x) => !x.ok).length;
+      console.log(
+        `  … ${i + 1}/${runs} run, ${failed} failed, ${((now - started) / 1000).toFixed(1)} s`,
+      );
+    }
+  }
+  const durations = results.map((r) => r.durationMs).sort((a, b) => a - b);
+  const failed = results.filter((r) => !r.ok);
+  const ms = (v: number): string => `${Math.round(v)} ms`;
+  const totals = {
+    admitted: 0,
+    denied: 0,
+    failedClosed: 0,
+    failedOpen: 0,
+    webhookCalls: 0,
+    certReadRaces: 0,
+  };
+  const counts = new Map<string, number>();
+  for (const r of results) {
+    for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += r.observed[k];
+    for (const [k, v] of Object.entries(r.counts)) counts.set(k, (counts.get(k) ?? 0) + v);
+  }
+  console.log('\nsummary');
+  console.log(
+    table([
+      ['runs', String(results.length)],
+      ['failures', String(failed.length)],
+      ['run time median', ms(percentile(durations, 0.5))],
+      ['run time p95', ms(percentile(durations, 0.95))],
+      ['run time max', ms(durations[durations.length - 1] ?? 0)],
+      ['wall time', `${((performance.now() - started) / 1000).toFixed(1)} s`],
+    ]),
+  );
+  console.log('\nsteps by kind (all runs)');
+  console.log(
+    table([...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, String(v)])),
+  );
+  console.log('\nwrites (all runs)');
+  console.log(
+    table([
+      ['admitted', String(totals.admitted)],
+      ['  of which failed open (Ignore, no mutation)', String(totals.failedOpen)],
+      ['denied by a webhook', String(totals.denied)],
+      ['refused: a call failed under Fail', String(totals.failedClosed)],
+      ['webhook calls answered', String(totals.webhookCalls)],
+      ['cert reads across a volume swap (logged, healed)', String(totals.certReadRaces)],
+    ]),
+  );
+  if (failed.length > 0) {
+    console.log(`\n${failed.length} schedule(s) failed; replay with:`);
+    for (const r of failed)
+      console.log(`  ${webhookReplayCommand(r.seed)}   # ${r.failures[0] ?? ''}`);
     return 1;
   }
   return 0;

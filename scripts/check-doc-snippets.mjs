@@ -9,6 +9,12 @@
 // `<!-- snippet: declare const app: Application; … -->` before it (TypeScript, inserted at
 // its top). Names the guides assume from their text (`kc`, `signal`, `app`, …) are declared
 // in scripts/doc-snippets-context.d.ts.txt. Usage: node scripts/check-doc-snippets.mjs   (exit 1 on a type error)
+//
+// As a consumer: `node scripts/check-doc-snippets.mjs --consumer DIR [--tsc PATH]` writes the
+// same blocks into DIR/snippets/ (DIR has the packed library and its peers installed in
+// node_modules, as test/examples/standalone.slow.test.ts does) and type-checks them against
+// the published declarations, which are checked too (skipLibCheck off for the library),
+// with the compiler at PATH (default this checkout's TypeScript), e.g. TypeScript 7.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -45,15 +51,36 @@ export function extractBlocks(markdown) {
   return blocks;
 }
 
-function main() {
+/** The flags every block is checked under: the strictest a user may set. */
+const strictest = {
+  target: 'ES2022',
+  lib: ['ES2023'],
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  types: ['node'],
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  noImplicitOverride: true,
+  skipLibCheck: true,
+  noEmit: true,
+  moduleDetection: 'force',
+  allowImportingTsExtensions: true,
+};
+
+/**
+ * Writes every TypeScript block of README.md and docs/*.md into `out` (one module each, or
+ * a guide's file at its path), the names the guides assume as context.d.ts, and a
+ * tsconfig.json of the strictest flags plus `compilerOptions`. Returns the blocks written and
+ * the number skipped.
+ */
+function writeSnippetProject(out, compilerOptions) {
   const files = [
     'README.md',
     ...readdirSync(join(root, 'docs'))
       .filter((n) => n.endsWith('.md'))
       .map((n) => `docs/${n}`),
   ];
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
   const written = [];
   let skipped = 0;
   for (const file of files) {
@@ -75,40 +102,92 @@ function main() {
     }
   }
   const tsconfig = {
-    compilerOptions: {
-      target: 'ES2022',
-      lib: ['ES2023'],
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      types: ['node'],
-      strict: true,
-      exactOptionalPropertyTypes: true,
-      noUncheckedIndexedAccess: true,
-      noImplicitOverride: true,
-      skipLibCheck: true,
-      noEmit: true,
-      moduleDetection: 'force',
-      allowImportingTsExtensions: true,
-      baseUrl: '.',
-      paths: {
-        'kube-controller-kit': [relative(out, join(root, 'src/index.ts'))],
-        'kube-controller-kit/testing': [relative(out, join(root, 'src/testing/index.ts'))],
-        'kube-controller-kit/metrics': [relative(out, join(root, 'src/metrics/index.ts'))],
-        'kube-controller-kit/codegen': [relative(out, join(root, 'src/codegen/index.ts'))],
-      },
-    },
+    compilerOptions: { ...strictest, ...compilerOptions },
     include: ['**/*.ts'],
   };
   writeFileSync(join(out, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
   copyFileSync(join(root, 'scripts', 'doc-snippets-context.d.ts.txt'), join(out, 'context.d.ts'));
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const r = spawnSync(process.execPath, [tsc, '-p', join(out, 'tsconfig.json')], {
-    cwd: out,
+  return { written, skipped };
+}
+
+/** Runs the compiler `tsc` (a JavaScript entry point) on the project in `dir`. */
+function typeCheck(tsc, dir) {
+  return spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], {
+    cwd: dir,
     encoding: 'utf8',
   });
+}
+
+/**
+ * The blocks compiled as a consumer compiles them: `kube-controller-kit` from
+ * `consumer`/node_modules (the packed library), its declarations checked under the same
+ * flags. The context's one import of an example's generated type is copied beside.
+ */
+function checkAsConsumer(consumer, tsc) {
+  const out = join(consumer, 'snippets', 'check');
+  rmSync(join(consumer, 'snippets'), { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  // skipLibCheck off: the library's declarations are checked under the same flags. Errors
+  // in other packages' declarations are theirs to answer for: counted, not failed on.
+  const { written, skipped } = writeSnippetProject(out, { skipLibCheck: false });
+  // context.d.ts imports ../../examples/application-operator/src/generated/application_v1.js.
+  const generated = 'examples/application-operator/src/generated/application_v1.ts';
+  mkdirSync(dirname(join(consumer, generated)), { recursive: true });
+  copyFileSync(join(root, generated), join(consumer, generated));
+  const r = typeCheck(tsc, out);
+  const version = spawnSync(process.execPath, [tsc, '--version'], { encoding: 'utf8' });
+  // A diagnostic starts a line with its file (relative to `out`) and `error TS<code>`;
+  // continuation lines are indented; tsc's summary lines are not diagnostics.
+  const diagnostics = (r.stdout + r.stderr)
+    .split(/\n(?=\S)/)
+    .filter((d) => /^[^\n]*error TS\d+/.test(d));
+  const others = diagnostics.filter(
+    (d) =>
+      /^[^(]*node_modules\//.test(d) &&
+      !/^[^(]*node_modules\/(kube-controller-kit|@kube-controller-kit\/testing)\//.test(d),
+  );
+  const ours = diagnostics.filter((d) => !others.includes(d));
+  if (others.length > 0)
+    console.log(
+      `doc snippets as a consumer: ${others.length} diagnostics in other packages' declarations, not this library's (first: ${others[0].split('\n')[0]})`,
+    );
+  if (r.error !== undefined || (r.status !== 0 && others.length === 0) || ours.length > 0) {
+    process.stderr.write(`${r.stdout}${r.stderr}${r.error?.message ?? ''}\n`);
+    process.stderr.write(
+      `\ndoc snippets as a consumer (${version.stdout.trim()}): type errors above\n`,
+    );
+    process.exit(1);
+  }
+  console.log(
+    `doc snippets as a consumer (${version.stdout.trim()}): ${written.length} TypeScript blocks ` +
+      `and the published declarations type-check (${skipped} marked skip)`,
+  );
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const flag = (name) => {
+    const i = args.indexOf(name);
+    return i === -1 ? undefined : args[i + 1];
+  };
+  const tsc = resolve(flag('--tsc') ?? join(root, 'node_modules', 'typescript', 'bin', 'tsc'));
+  const consumer = flag('--consumer');
+  if (consumer !== undefined) return checkAsConsumer(resolve(consumer), tsc);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const { written, skipped } = writeSnippetProject(out, {
+    baseUrl: '.',
+    paths: {
+      'kube-controller-kit': [relative(out, join(root, 'src/index.ts'))],
+      '@kube-controller-kit/testing': [relative(out, join(root, 'packages/testing/src/index.ts'))],
+      'kube-controller-kit/metrics': [relative(out, join(root, 'src/metrics/index.ts'))],
+      'kube-controller-kit/codegen': [relative(out, join(root, 'src/codegen/index.ts'))],
+    },
+  });
+  const r = typeCheck(tsc, out);
   const report = (r.stdout + r.stderr)
     .split('\n')
-    .filter((l) => !l.startsWith('../../src/'))
+    .filter((l) => !l.startsWith('../../src/') && !l.startsWith('../../packages/'))
     .join('\n');
   rmSync(out, { recursive: true, force: true });
   if (r.status !== 0) {

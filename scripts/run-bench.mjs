@@ -10,8 +10,10 @@ const files = readdirSync('bench')
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
+// Each table a bench prints is followed by the same line for the moment it was measured
+// (bench/lib/report.ts machine()).
 console.log(
-  `# kube-controller-kit benchmarks\n\nnode ${process.version}, ${cpus().length} cores, load average ${loadavg()
+  `# kube-controller-kit benchmarks\n\nnode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ${loadavg()
     .map((l) => l.toFixed(2))
     .join(' ')}`,
 );

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import { startTestApiServer } from '../src/testing/index.js';
-import type { TestApiServer } from '../src/testing/index.js';
+import { startTestApiServer } from '../packages/testing/src/index.js';
+import type { TestApiServer } from '../packages/testing/src/index.js';
 import type { UnstructuredObject } from '../src/client/types.js';
 
 /** Namespaces the working set is spread over. */

@@ -1,7 +1,7 @@
 /**
  * kube-controller-kit: client-go's controller machinery for TypeScript.
  *
- * The in-memory API server lives at `kube-controller-kit/testing`, the Prometheus adapter at
+ * The in-memory API server lives at `@kube-controller-kit/testing`, the Prometheus adapter at
  * `kube-controller-kit/metrics`, and the CRD type generator at `kube-controller-kit/codegen`.
  *
  * @packageDocumentation
@@ -17,3 +17,10 @@ export * from './record/index.js';
 export * from './manager/index.js';
 export * from './sharding/index.js';
 export * from './webhook/index.js';
+export * from './program/index.js';
+export { failureStatus, groupResourceKey } from './apimachinery/index.js';
+export type {
+  FieldsV1,
+  ManagedFieldsEntry,
+  ManagedFieldsOperationType,
+} from './apimachinery/index.js';

@@ -1,6 +1,9 @@
-import { loadavg } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 
 // Shared helpers for the benchmarks: repeated measurement, medians, and a printed table.
+// Every table printed here is followed by the machine it was measured on: the Node version
+// of the measured processes, the CPU model and count, and the load average at that moment.
 
 /** Median, minimum and maximum of a set of samples. */
 export interface Summary {
@@ -36,7 +39,45 @@ export function fmt(s: Summary, digits = 2, unit = ''): string {
   return `${f(s.median)}${unit} (${f(s.min)}–${f(s.max)})`;
 }
 
-/** Prints a table with a title; the first row is the header. */
+let measuredNode: string | undefined;
+
+/**
+ * Names the Node version the measured processes run on, when it is not this process's own
+ * (a bench whose children run on another binary, e.g. BENCH_NODE): {@link machine} and
+ * every table then report it.
+ */
+export function setMeasuredNode(version: string): void {
+  measuredNode = version;
+}
+
+/**
+ * What a figure was measured on: `node v24.22.3, 2 × AMD EPYC 7B13, load average 1.2 0.9
+ * 0.7` (the Node of the measured processes, the CPU model and count, the load averages over
+ * 1, 5 and 15 minutes). Compare figures taken on the same line only.
+ */
+export function machine(): string {
+  const cpu = cpus();
+  return `node ${measuredNode ?? process.version}, ${cpu.length} × ${cpuModel()}, ${machineLoad()}`;
+}
+
+/**
+ * The CPU's model name; where a hypervisor reports only a family name (`AMD EPYC`), Linux's
+ * CPU family and model numbers tell the generation apart.
+ */
+function cpuModel(): string {
+  const name = (cpus()[0]?.model ?? 'unknown CPU').replace(/\s+/g, ' ').trim();
+  if (/\d/.test(name)) return name;
+  try {
+    const info = readFileSync('/proc/cpuinfo', 'utf8');
+    const family = /^cpu family\s*:\s*(\d+)/m.exec(info)?.[1];
+    const model = /^model\s*:\s*(\d+)/m.exec(info)?.[1];
+    return family === undefined ? name : `${name} (family ${family}, model ${model ?? '?'})`;
+  } catch {
+    return name;
+  }
+}
+
+/** Prints a table with a title, then the {@link machine} it was measured on; the first row is the header. */
 export function printTable(title: string, header: string[], rows: string[][]): void {
   const all = [header, ...rows];
   const widths = header.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
@@ -46,7 +87,7 @@ export function printTable(title: string, header: string[], rows: string[][]): v
   console.log(line(header));
   console.log('| ' + widths.map((w) => '-'.repeat(w)).join(' | ') + ' |');
   for (const r of rows) console.log(line(r));
-  console.log('');
+  console.log(`\n(${machine()})\n`);
 }
 
 /** Forces a full garbage collection (needs node --expose-gc) and returns heap used in bytes. */

@@ -23,6 +23,10 @@
  * - `shutdown()` stops every informer and resolves when all of them have stopped.
  * - Typed informers index by namespace (`namespaceIndex`).
  * - A namespace (factory-wide or per call) applies only to namespaced resources.
+ * - A failed list or watch is said once per episode, in words that say what would fix it
+ *   (a 403 names the RBAC rule, a 404 the CRD to install), retries at debug, a reminder at
+ *   warn every 5 minutes, and its recovery at info (see {@link SyncFailureReporter}),
+ *   unless `informerOptions.watchErrorHandler` replaces it.
  *
  * @module
  */
@@ -66,8 +70,10 @@ import type { TransformFunc } from './fifo.js';
 import type { Indexers } from './indexer.js';
 import { metaNamespaceIndexFunc, namespaceIndex } from './indexer.js';
 import { listWatchFromClient, validateSelectors } from './listwatch.js';
+import type { ListerWatcher } from './listwatch.js';
 import { SharedIndexInformer } from './shared_informer.js';
 import type { SharedIndexInformerOptions } from './shared_informer.js';
+import { SyncFailureReporter } from './sync_failure.js';
 import { waitForInformersSync } from './wait.js';
 // eslint-disable-next-line @typescript-eslint/no-unused-vars -- named in TSDoc
 import type { CacheSyncTimeoutError } from './wait.js';
@@ -461,7 +467,7 @@ export class SharedInformerFactory {
               const first = factoryTweak(lo) ?? lo;
               return callTweak(first) ?? first;
             };
-    const lw = listWatchFromClient<T>(lwClient as unknown as ResourceClient<T>, {
+    let lw: ListerWatcher<T> = listWatchFromClient<T>(lwClient as unknown as ResourceClient<T>, {
       ...(labelSelector !== undefined ? { labelSelector } : {}),
       ...(fieldSelector !== undefined ? { fieldSelector } : {}),
       ...(shardSelector !== undefined ? { shardSelector } : {}),
@@ -469,9 +475,27 @@ export class SharedInformerFactory {
       logger: this.#logger,
       name: key,
     });
+    let reporter: SyncFailureReporter | undefined;
+    if (o.informerOptions?.watchErrorHandler === undefined) {
+      reporter = new SyncFailureReporter({
+        name: key,
+        target: {
+          group: resource.group,
+          version: resource.version,
+          resource: resource.resource,
+          namespace,
+        },
+        logger: this.#logger,
+        clock: this.#clock,
+      });
+      lw = reportingSuccess(lw, reporter);
+    }
     const transform: TransformFunc<T> | undefined = options.transform ?? o.transform;
     const informer = new SharedIndexInformer<T>(lw, {
       ...o.informerOptions,
+      ...(reporter !== undefined
+        ? { watchErrorHandler: (err: unknown) => reporter.failed(err) }
+        : {}),
       name: key,
       groupResource: { group: resource.group, resource: resource.resource },
       clock: this.#clock,
@@ -488,4 +512,23 @@ export class SharedInformerFactory {
     });
     return informer;
   }
+}
+
+/** `lw`, telling `reporter` each time a list or a watch is accepted (the end of a failure). */
+function reportingSuccess<T>(
+  lw: ListerWatcher<T>,
+  reporter: SyncFailureReporter,
+): ListerWatcher<T> {
+  return {
+    list: async (options, signal) => {
+      const page = await lw.list(options, signal);
+      reporter.succeeded();
+      return page;
+    },
+    watch: async (options, signal) => {
+      const stream = await lw.watch(options, signal);
+      reporter.succeeded();
+      return stream;
+    },
+  };
 }

@@ -165,8 +165,26 @@ export {
   waitForInformersSync,
   cacheSyncPollIntervalMs,
   CacheSyncTimeoutError,
+  describeNotSynced,
 } from './wait.js';
-export type { WaitForCacheSyncOptions, SyncSource, NotSynced } from './wait.js';
+export type {
+  WaitForCacheSyncOptions,
+  SyncSource,
+  NotSynced,
+  CacheSyncTimeoutErrorOptions,
+} from './wait.js';
+export {
+  describeSyncFailure,
+  rbacRuleFor,
+  SyncFailureReporter,
+  syncFailureReminderMs,
+} from './sync_failure.js';
+export type {
+  SyncFailure,
+  SyncFailureCause,
+  SyncFailureReporterOptions,
+  SyncTarget,
+} from './sync_failure.js';
 export { stripManagedFields } from './transforms.js';
 export { SharedInformerFactory, informerKey } from './factory.js';
 export type {

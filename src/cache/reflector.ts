@@ -25,6 +25,7 @@ import {
   isResourceExpired,
   isTooLargeResourceVersion,
   isTooManyRequests,
+  isPermanentError,
   ApiError,
 } from '../client/errors.js';
 import type { ListOptions, ObjectList, WatchEvent } from '../client/types.js';
@@ -84,7 +85,9 @@ export interface ReflectorTuning {
   backoffResetMs?: number;
   /**
    * Restart a watch that delivers no event (bookmarks included) for this long, in ms: the
-   * connection is presumed dead. 0 disables. Default: one minute longer than the longest
+   * connection is presumed dead. The clock measures the server's silence only: it stands
+   * still while the consumer holds the stream (a `watcher()` whose buffer is full), so
+   * a slow consumer never makes a healthy watch look dead. 0 disables. Default: one minute longer than the longest
    * watch timeout the reflector asks the server for (2 × `minWatchTimeoutSeconds`, so
    * 11 min by default), so a quiet resource's watch is closed by the server, never
    * reported idle.
@@ -262,6 +265,21 @@ function bufferedTaker<T>(
   const take = (iterator as { takeBuffered?: unknown }).takeBuffered;
   if (typeof take !== 'function') return undefined;
   return () => (take as () => WatchEvent<T> | undefined).call(iterator);
+}
+
+/**
+ * The optional `held()` of a watch iterator whose consumer can hold it (the
+ * `watcher()`'s gate over a full buffer), bound to it: a promise that settles when the
+ * consumer lets go, or `undefined` when it does not hold the stream now. While it holds,
+ * the reflector reads nothing and its idle clock stands still: a consumer's pause is not
+ * the server's silence.
+ */
+function holdWaiter<T>(
+  iterator: AsyncIterator<WatchEvent<T>>,
+): (() => Promise<void> | undefined) | undefined {
+  const held = (iterator as { held?: unknown }).held;
+  if (typeof held !== 'function') return undefined;
+  return () => (held as () => Promise<void> | undefined).call(iterator);
 }
 
 /** Find the first error in a cause chain carrying a Node network `code`. */
@@ -628,7 +646,9 @@ export class Reflector<T> {
           : outcome.kind === 'closed'
             ? 'ended'
             : `failed: ${errorMessage(err)}`;
-      this.#logger.info(
+      // A refusal that retrying cannot fix is said once by the list that follows (it fails
+      // the same way, or succeeds); at info it would be said at every retry.
+      this.#logger[isPermanentError(err) ? 'debug' : 'info'](
         `${this.name}: the streaming list ${what} before the initial-events-end bookmark; listing instead for this attempt`,
       );
       return undefined;
@@ -704,6 +724,8 @@ export class Reflector<T> {
     let idleTimer: Timer | undefined;
     let resyncTimer: Timer | undefined;
     let idled = false;
+    /** The consumer holds the stream (see {@link holdWaiter}): the idle clock stands still. */
+    let holding = false;
     let failure: unknown;
     let lastActivity = this.#clock.now();
     const startedAt = lastActivity;
@@ -711,6 +733,7 @@ export class Reflector<T> {
 
     const armIdle = (delayMs: number): void => {
       idleTimer = this.#timers.setTimeout(() => {
+        if (holding) return armIdle(this.#idleTimeoutMs);
         const quietFor = this.#clock.now() - lastActivity;
         if (quietFor < this.#idleTimeoutMs) return armIdle(this.#idleTimeoutMs - quietFor);
         idled = true;
@@ -752,9 +775,20 @@ export class Reflector<T> {
         // closed when the loop is left early, as `for await` does.
         const iterator = stream[Symbol.asyncIterator]();
         const takeBuffered = bufferedTaker(iterator);
+        const held = holdWaiter(iterator);
         let closeIterator = true;
         try {
           for (;;) {
+            const hold = held?.();
+            if (hold !== undefined) {
+              holding = true;
+              try {
+                await hold;
+              } finally {
+                holding = false;
+                lastActivity = this.#clock.now();
+              }
+            }
             let step: IteratorResult<WatchEvent<T>>;
             try {
               step = await iterator.next();

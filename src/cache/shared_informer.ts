@@ -741,8 +741,8 @@ export class SharedIndexInformer<T extends KubeObject> {
       key = '(no key)';
     }
     this.#logger.error(
-      `${this.name}: object ${obj === undefined ? '' : `${key} `}could not be cached and was skipped: ${errorMessage(err)}`,
-      { key, error: errorMessage(err) },
+      `${this.name}: object ${obj === undefined ? '' : `${key} `}could not be cached and was skipped`,
+      { key, error: err },
     );
   }
 

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
+import { ApiError } from '../client/errors.js';
 import { errorMessage, KubeControllerKitError } from '../util/errors.js';
 import type { LastError } from './reflector.js';
 
@@ -24,6 +25,8 @@ export interface WaitForCacheSyncOptions {
   timeoutMs?: number;
   /** Names of the functions, in order, for the timeout error. Default `#1`, `#2`, … */
   names?: readonly string[];
+  /** The controller that waits, named in the timeout error. */
+  controller?: string;
 }
 
 /** Something that fills a cache and can say why it has not: an informer. */
@@ -44,29 +47,60 @@ export interface NotSynced {
   readonly lastError: LastError | undefined;
 }
 
-/** Waiting for caches to sync gave up after its timeout; names those that did not sync. */
+/**
+ * Each cache that has not synced, with its last error and how long that error has lasted:
+ * `secrets/v1 (last error, for 800 ms: forbidden: …)`; an `ApiError` in its own words,
+ * without the request.
+ */
+export function describeNotSynced(notSynced: readonly NotSynced[], nowMs: number): string {
+  return notSynced
+    .map((n) => {
+      if (n.lastError === undefined) return `${n.name} (no error reported)`;
+      const err = n.lastError.error;
+      const text = err instanceof ApiError ? err.summary : errorMessage(err);
+      return `${n.name} (last error, for ${Math.max(0, nowMs - n.lastError.sinceMs)} ms: ${text})`;
+    })
+    .join('; ');
+}
+
+/** Options of {@link CacheSyncTimeoutError}. */
+export interface CacheSyncTimeoutErrorOptions {
+  /** The controller whose caches did not sync (its `cacheSyncTimeoutMs` passed). */
+  readonly controller?: string;
+}
+
+/**
+ * Waiting for caches to sync gave up after its timeout; names those that did not sync and
+ * the last error of each (a controller's `cacheSyncTimeoutMs`, controller-runtime's
+ * `CacheSyncTimeout`, also names the controller).
+ */
 export class CacheSyncTimeoutError extends KubeControllerKitError {
   /** The timeout that elapsed (ms). */
   readonly timeoutMs: number;
   /** The caches that had not synced, with their last errors. */
   readonly notSynced: readonly NotSynced[];
+  /** The controller that gave up waiting, when a controller did. */
+  readonly controller: string | undefined;
 
   /**
    * @param timeoutMs - the timeout that elapsed.
    * @param notSynced - the caches that had not synced.
    * @param nowMs - clock time, to say how long each error has lasted.
+   * @param options - the controller that waited.
    */
-  constructor(timeoutMs: number, notSynced: readonly NotSynced[], nowMs: number) {
-    const parts = notSynced.map((n) =>
-      n.lastError === undefined
-        ? `${n.name} (no error reported)`
-        : `${n.name} (last error, for ${Math.max(0, nowMs - n.lastError.sinceMs)} ms: ${errorMessage(n.lastError.error)})`,
-    );
+  constructor(
+    timeoutMs: number,
+    notSynced: readonly NotSynced[],
+    nowMs: number,
+    options: CacheSyncTimeoutErrorOptions = {},
+  ) {
+    const who = options.controller === undefined ? '' : `controller ${options.controller}: `;
     super(
-      `caches did not sync within ${timeoutMs} ms: ${notSynced.length} not synced: ${parts.join('; ')}`,
+      `${who}caches did not sync within ${timeoutMs} ms: ${notSynced.length} not synced: ${describeNotSynced(notSynced, nowMs)}`,
     );
     this.timeoutMs = timeoutMs;
     this.notSynced = notSynced;
+    this.controller = options.controller;
   }
 }
 
@@ -138,7 +172,9 @@ export async function waitForInformersSync(
         const notSynced = sources
           .filter((s) => !s.hasSynced())
           .map((s) => ({ name: s.name, lastError: s.lastError?.() }));
-        throw new CacheSyncTimeoutError(options.timeoutMs as number, notSynced, clock.now());
+        throw new CacheSyncTimeoutError(options.timeoutMs as number, notSynced, clock.now(), {
+          ...(options.controller !== undefined ? { controller: options.controller } : {}),
+        });
       }
       wait = Math.min(wait, left);
     }

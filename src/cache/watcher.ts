@@ -376,12 +376,16 @@ function gatedStream<T>(
       const take = (inner as { takeBuffered?: unknown }).takeBuffered;
       const gated: AsyncIterator<WatchEvent<T>> & {
         takeBuffered?: () => WatchEvent<T> | undefined;
+        held: () => Promise<void> | undefined;
       } = {
         next: async () => {
           await room(signal);
           return inner.next();
         },
         return: async () => (await inner.return?.()) ?? { done: true, value: undefined },
+        // The reflector awaits this before next(), with its idle clock stopped: while the
+        // consumer holds the stream, the server's silence is not measured.
+        held: () => (hasRoom() || signal.aborted ? undefined : room(signal)),
       };
       if (typeof take === 'function')
         gated.takeBuffered = () =>

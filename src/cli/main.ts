@@ -2,7 +2,8 @@
 /**
  * The `kube-controller-kit` command.
  *
- * - `kube-controller-kit apiserver [options]`: run the in-memory API server in the foreground.
+ * - `kube-controller-kit apiserver [options]`: run the in-memory API server in the foreground
+ *   (it is the package `@kube-controller-kit/testing`, loaded only for this command).
  * - `kube-controller-kit gen types <crd.yaml…> -o <dir>`: generate TypeScript types from CRDs.
  * - `kube-controller-kit --version`: print the library's version.
  *
@@ -14,6 +15,9 @@
 
 import { VERSION } from '../client/version.js';
 
+/** The package of the in-memory API server (a development dependency of its users). */
+const testingPackage = '@kube-controller-kit/testing';
+
 const usage = `usage:
   kube-controller-kit apiserver [--kubeconfig PATH] [--port N] [--https] [--token T] [--client-cert]
   kube-controller-kit gen types <crd.yaml...> -o <dir> [--check]
@@ -24,7 +28,20 @@ async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'apiserver': {
-      const { runTestApiServerCli } = await import('../testing/cli.js');
+      let runTestApiServerCli: (args: string[]) => Promise<number>;
+      try {
+        // By a name in a variable: the in-memory API server is the optional package
+        // @kube-controller-kit/testing, which this package must not resolve when compiled.
+        ({ runTestApiServerCli } = (await import(testingPackage)) as {
+          runTestApiServerCli: (args: string[]) => Promise<number>;
+        });
+      } catch (err) {
+        process.stderr.write(
+          `kube-controller-kit apiserver needs the in-memory API server, the package ${testingPackage}: ` +
+            `npm install --save-dev ${testingPackage} (${(err as Error).message})\n`,
+        );
+        return 1;
+      }
       return runTestApiServerCli(rest);
     }
     case 'gen': {

@@ -344,17 +344,68 @@ export class WatchDecodeError extends KubeControllerKitError {
    * @param byteOffset - where the line starts.
    * @param text - the offending line (it is truncated here).
    * @param cause - the parse error, if any.
+   * @param problem - what is wrong with the line (default: it is not a watch event).
    */
-  constructor(context: string, line: number, byteOffset: number, text: string, cause?: unknown) {
+  constructor(
+    context: string,
+    line: number,
+    byteOffset: number,
+    text: string,
+    cause?: unknown,
+    problem = 'is not a watch event',
+  ) {
     const excerpt = text.length > 120 ? `${text.slice(0, 120)}…` : text;
     super(
-      `${context}: watch stream line ${line} (byte offset ${byteOffset}) is not a watch event: ` +
+      `${context}: watch stream line ${line} (byte offset ${byteOffset}) ${problem}: ` +
         `${JSON.stringify(excerpt)}; the watch was closed, start a new one`,
       { cause },
     );
     this.line = line;
     this.byteOffset = byteOffset;
     this.excerpt = excerpt;
+  }
+}
+
+/**
+ * A watch stream line longer than the decoder's limit (`maxWatchEventBytes` of the
+ * transport, default 16 MiB): the server, or a proxy, sent more
+ * bytes without a newline than one event may have. The decoder stops reading at the limit,
+ * so it never holds more than that; the watch is closed, and a reflector relists. client-go
+ * refuses such a frame too (`ErrObjectTooLarge`, 16 MiB).
+ */
+export class WatchEventTooLargeError extends WatchDecodeError {
+  /** The limit, in bytes. */
+  readonly limit: number;
+  /** The bytes of the line read when the decoder stopped (more than `limit`). */
+  readonly bytesRead: number;
+
+  /**
+   * @param context - which watch (method and redacted path).
+   * @param line - 1-based line number.
+   * @param byteOffset - where the line starts.
+   * @param head - the start of the line (it is truncated for the message).
+   * @param limit - the limit in bytes.
+   * @param bytesRead - how many bytes of the line were read.
+   */
+  constructor(
+    context: string,
+    line: number,
+    byteOffset: number,
+    head: string,
+    limit: number,
+    bytesRead: number,
+  ) {
+    super(
+      context,
+      line,
+      byteOffset,
+      head,
+      undefined,
+      `is longer than the limit of ${limit} bytes per event (${bytesRead} bytes read without a newline; ` +
+        `raise maxWatchEventBytes if the server's objects are that large)`,
+    );
+    this.limit = limit;
+    this.bytesRead = bytesRead;
   }
 }
 

@@ -38,8 +38,8 @@ export type {
   DiscoveryOptions,
   GroupVersionKind,
 } from './discovery.js';
-export { decodeWatchStream } from './watch_decoder.js';
-export type { BufferedWatchIterator } from './watch_decoder.js';
+export { decodeWatchStream, defaultMaxWatchEventBytes } from './watch_decoder.js';
+export type { BufferedWatchIterator, WatchDecodeOptions } from './watch_decoder.js';
 export { redactUrl, redactHeaders, REDACTED } from './redact.js';
 export {
   REQUEST_ERROR_CODE,

@@ -427,8 +427,9 @@ export class ResourceClient<T extends KubeObject> {
    * Starts a watch. Resolves once the server accepted it (headers received); a 429/5xx
    * answer with Retry-After is retried by the transport, any other failure rejects with an
    * ApiError. Iterate to get events as they stream; ERROR
-   * events are yielded; a malformed line throws WatchDecodeError; leaving the loop or
-   * aborting closes the connection.
+   * events are yielded; a malformed line throws WatchDecodeError, a line longer than the
+   * transport's `maxWatchEventBytes` (16 MiB by default) WatchEventTooLargeError; leaving
+   * the loop or aborting closes the connection.
    */
   async watch(
     options: ListOptions,
@@ -447,6 +448,7 @@ export class ResourceClient<T extends KubeObject> {
       open.context,
       request.signal,
       this.#metadataOnly ? (object) => this.#retyped(object) : undefined,
+      { maxEventBytes: this.transport.maxWatchEventBytes },
     );
   }
 

@@ -68,6 +68,7 @@ import {
 } from './http2_pool.js';
 import type { Http2Connection } from './http2_pool.js';
 import { redactUrl } from './redact.js';
+import { checkedMaxEventBytes } from './watch_decoder.js';
 import type { Status } from './types.js';
 import { VERSION } from './version.js';
 
@@ -156,6 +157,14 @@ export interface TransportOptions {
    * inherits). 0 keeps idle connections until {@link Transport.close}.
    */
   http2IdleConnectionTimeoutMs?: number;
+  /**
+   * The longest watch event (one line of a watch response, decompressed) a watch of this
+   * transport accepts, in bytes. A longer line ends the watch with a
+   * `WatchEventTooLargeError` as soon as the limit is passed (a reflector then relists), so
+   * a server or proxy that sends a line without end costs at most this much memory.
+   * Default 16 MiB (`defaultMaxWatchEventBytes`), client-go's frame limit.
+   */
+  maxWatchEventBytes?: number;
 }
 
 /** The HTTP methods the API server uses. */
@@ -269,6 +278,8 @@ export function toTransport(
 export class Transport {
   /** The server URL (from the kubeconfig), without a trailing slash; user-info removed. */
   readonly server: string;
+  /** The longest watch event accepted, in bytes (see {@link TransportOptions.maxWatchEventBytes}). */
+  readonly maxWatchEventBytes: number;
   readonly #kc: KubeConfigLike;
   readonly #base: URL;
   readonly #secure: boolean;
@@ -294,6 +305,7 @@ export class Transport {
    * @param kubeConfig - a client-node `KubeConfig` (1.x or 2.x) with a current context.
    * @param options - timeouts, retries, clock, logger.
    * @throws KubeConfigError when there is no current cluster or its server URL is invalid.
+   * @throws RangeError when `maxWatchEventBytes` is not a positive integer.
    */
   constructor(kubeConfig: KubeConfigLike, options: TransportOptions = {}) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -338,6 +350,7 @@ export class Transport {
     this.#pingTimeoutMs = options.http2PingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
     this.#idleConnectionTimeoutMs =
       options.http2IdleConnectionTimeoutMs ?? DEFAULT_IDLE_CONNECTION_TIMEOUT_MS;
+    this.maxWatchEventBytes = checkedMaxEventBytes(options.maxWatchEventBytes);
   }
 
   /**

@@ -5,14 +5,39 @@
  * parsed and yielded at once, and the bytes of an unfinished line wait for the next chunk
  * (so a line split across chunks, even inside a multi-byte character, is joined). A line
  * that is not a watch event ends the stream with a {@link WatchDecodeError} naming the
- * line and its byte offset, and the connection is closed. Leaving the `for await` loop, or
+ * line and its byte offset, and the connection is closed. A line longer than
+ * `maxEventBytes` (default {@link defaultMaxWatchEventBytes}, 16 MiB, client-go's) ends it
+ * with a {@link WatchEventTooLargeError} as soon as the limit is passed: the unfinished
+ * line held is never larger than the limit, whatever the server sends. Leaving the `for await` loop, or
  * aborting the signal, closes the connection; an abort ends the iteration quietly.
  *
  * @module
  */
 import type { Readable } from 'node:stream';
-import { WatchDecodeError } from './errors.js';
+import { WatchDecodeError, WatchEventTooLargeError } from './errors.js';
 import type { WatchEvent } from './types.js';
+
+/**
+ * The default bound of one watch event's line, in bytes: 16 MiB, client-go's (the
+ * `maxBytes` of apimachinery's streaming decoder, past which it answers
+ * `ErrObjectTooLarge`). etcd stores values of at most 1.5 MiB by default, so an object's
+ * JSON stays far below it.
+ */
+export const defaultMaxWatchEventBytes = 16 * 1024 * 1024;
+
+/** Options of {@link decodeWatchStream}. */
+export interface WatchDecodeOptions {
+  /**
+   * The longest line (one event, its newline not counted) the decoder accepts, in bytes of
+   * the decompressed body. A longer line ends the stream with a
+   * {@link WatchEventTooLargeError} once the limit is passed, so the decoder never holds
+   * more than this of an unfinished line. Default {@link defaultMaxWatchEventBytes}.
+   */
+  maxEventBytes?: number;
+}
+
+/** How much of an over-long line is decoded for the error's excerpt. */
+const EXCERPT_BYTES = 512;
 
 const NEWLINE = 0x0a;
 const eventTypes = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
@@ -65,6 +90,7 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
   readonly #context: string;
   readonly #signal: AbortSignal | undefined;
   readonly #retype: ((object: Record<string, unknown>) => void) | undefined;
+  readonly #maxEventBytes: number;
   #queue: WatchEvent<T>[] = [];
   #head = 0;
   /** The bytes of an unfinished line, as received (joined once its newline arrives). */
@@ -89,12 +115,14 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     context: string,
     signal: AbortSignal | undefined,
     retype: ((object: Record<string, unknown>) => void) | undefined,
+    maxEventBytes: number,
   ) {
     this.#body = body;
     this.#close = close;
     this.#context = context;
     this.#signal = signal;
     this.#retype = retype;
+    this.#maxEventBytes = maxEventBytes;
     // Four listeners, not stream.finished()'s eight or so: an open watch keeps them all.
     // 'close' before 'end' is a premature close, as finished() reports it.
     const onData = (chunk: Buffer): void => this.#onData(chunk);
@@ -220,8 +248,33 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
+  /**
+   * The error of a line longer than the limit: `head` is its start, `bytesRead` how much of
+   * it was read, `offset` where it starts in the stream.
+   */
+  #tooLarge(head: readonly Buffer[], bytesRead: number, offset: number): WatchEventTooLargeError {
+    const parts: Buffer[] = [];
+    let length = 0;
+    for (const part of head) {
+      if (length >= EXCERPT_BYTES) break;
+      parts.push(part.subarray(0, EXCERPT_BYTES - length));
+      length += parts[parts.length - 1]!.length;
+    }
+    const excerpt = Buffer.concat(parts).toString('utf8');
+    return new WatchEventTooLargeError(
+      this.#context,
+      this.#line + 1,
+      offset,
+      excerpt,
+      this.#maxEventBytes,
+      bytesRead,
+    );
+  }
+
   /** Parses the line `buf[start, nl)` (a trailing CR dropped) found at stream offset `offset`. */
   #parseLine(buf: Buffer, start: number, nl: number, offset: number): void {
+    if (nl - start > this.#maxEventBytes)
+      throw this.#tooLarge([buf.subarray(start, nl)], nl - start, offset);
     let end = nl;
     if (end > start && buf[end - 1] === 0x0d) end--;
     this.#line++;
@@ -240,6 +293,9 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
         // Only the unfinished line is joined with the head of this chunk (never the whole
         // chunk: a chunk of many events is not copied).
         const nl = chunk.indexOf(NEWLINE);
+        const read = this.#pendingLength + (nl === -1 ? chunk.length : nl);
+        if (read > this.#maxEventBytes)
+          throw this.#tooLarge([...this.#pending, chunk], read, this.#pendingOffset);
         if (nl === -1) {
           this.#pending.push(chunk);
           this.#pendingLength += chunk.length;
@@ -257,6 +313,9 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
         this.#parseLine(chunk, start, nl, base + start);
         start = nl + 1;
       }
+      // The rest of the chunk starts a line: held until its newline, never past the limit.
+      if (chunk.length - start > this.#maxEventBytes)
+        throw this.#tooLarge([chunk.subarray(start)], chunk.length - start, base + start);
     } catch (err) {
       // Stop reading: the events before the bad line are still handed out, then the error.
       this.#body.destroy();
@@ -286,6 +345,8 @@ class WatchEventIterator<T> implements BufferedWatchIterator<T> {
  * @param signal - when aborted, the iteration ends without an error.
  * @param retype - called on the object of every event but `ERROR`, before it is handed
  *   out (the metadata-only client sets the resource's apiVersion and kind here).
+ * @param options - the line limit.
+ * @throws RangeError when `maxEventBytes` is not a positive integer.
  */
 export function decodeWatchStream<T>(
   body: Readable,
@@ -293,6 +354,22 @@ export function decodeWatchStream<T>(
   context: string,
   signal?: AbortSignal,
   retype?: (object: Record<string, unknown>) => void,
+  options: WatchDecodeOptions = {},
 ): BufferedWatchIterator<T> {
-  return new WatchEventIterator<T>(body, close, context, signal, retype);
+  const maxEventBytes = checkedMaxEventBytes(options.maxEventBytes);
+  return new WatchEventIterator<T>(body, close, context, signal, retype, maxEventBytes);
+}
+
+/**
+ * `maxEventBytes` checked: a positive safe integer, or the default when undefined.
+ *
+ * @throws RangeError otherwise.
+ */
+export function checkedMaxEventBytes(value: number | undefined): number {
+  if (value === undefined) return defaultMaxWatchEventBytes;
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new RangeError(
+      `maxWatchEventBytes must be a positive integer number of bytes, got ${String(value)}`,
+    );
+  return value;
 }

@@ -15,9 +15,17 @@
  * - **Errors.** A reconcile that throws or rejects is reported (`onError`, else the logger)
  *   and requeued through the rate limiter; with the default limiter the delays are 5 ms,
  *   10 ms, 20 ms, … up to 1000 s. Nothing a reconcile does crashes the controller.
- * - **Sync first.** `run()` waits until every handler registration has synced (each
- *   informer listed, and every initial-list event queued) before starting workers.
- *   Informers are started by the caller (or an informer factory), not by the controller.
+ * - **Sync first, its own informers only.** `run()` waits until every handler registration
+ *   of this controller has synced (each of its informers listed, and every initial-list
+ *   event queued) before starting workers; another controller's informer that cannot sync
+ *   does not hold it back. Informers are started by the caller (or an informer factory), not
+ *   by the controller.
+ * - **Cache sync timeout** (controller-runtime's `CacheSyncTimeout`, default 2 min): when
+ *   its informers have not synced by then, `run()` rejects with a
+ *   {@link CacheSyncTimeoutError} naming each informer and its last error; with
+ *   `onCacheSyncTimeout: 'keepWaiting'` it logs that error, goes on waiting and runs if they
+ *   sync later. {@link Controller.state} says where it is (`standby`, `waiting`, `timedOut`,
+ *   `running`, `stopped`), also as the `kube_controller_kit_controller_state` metric.
  * - **Shutdown.** When `run`'s signal aborts: `'drain'` (default) stops accepting new
  *   keys and lets the workers finish what is in flight and what is queued (keys waiting
  *   on a delay are dropped); `'abort'` aborts the signal passed to `reconcile` and stops
@@ -36,7 +44,8 @@
  *   a {@link ReconcileTimeoutError}; the attempt is an error, requeued with backoff, and
  *   counted in `controller_runtime_reconcile_timeouts_total`.
  * - **Debounce** (`debounceMs`, `maxDebounceMs`): events of one key within the window give
- *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first.
+ *   one reconcile, on the trailing edge, never later than `maxDebounceMs` after the first,
+ *   at the highest priority any of them asked for (an event without one counts as 0).
  * - **Metrics** under controller-runtime's names (`controller_runtime_reconcile_total`,
  *   `…_reconcile_errors_total`, `…_reconcile_time_seconds`, `…_active_workers`,
  *   `…_max_concurrent_reconciles`) go to a {@link ControllerMetricsProvider}.
@@ -50,12 +59,14 @@ import type {
 import type { DeepReadonly } from '../cache/deep_readonly.js';
 import type { ResourceEventHandler } from '../cache/processor.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc } from '../cache/keys.js';
-import { waitForCacheSyncWithOptions } from '../cache/wait.js';
+import { CacheSyncTimeoutError, waitForInformersSync } from '../cache/wait.js';
+import type { NotSynced, SyncSource } from '../cache/wait.js';
+import type { LastError } from '../cache/reflector.js';
 import type { ConsistencyStore } from '../cache/consistency.js';
 import type { KubeObject } from '../client/types.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
-import { errorMessage, isAbortError, KubeControllerKitError } from '../util/errors.js';
+import { isAbortError, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
@@ -66,7 +77,11 @@ import type { RateLimiter } from '../workqueue/rate_limiters.js';
 import type { MetricsProvider } from '../workqueue/metrics.js';
 import { runWorkers } from '../workqueue/workers.js';
 import { bindControllerMetrics, getDefaultControllerMetricsProvider } from './metrics.js';
-import type { BoundControllerMetrics, ControllerMetricsProvider } from './metrics.js';
+import type {
+  BoundControllerMetrics,
+  ControllerMetricsProvider,
+  ControllerState,
+} from './metrics.js';
 import { Debouncer } from './debouncer.js';
 import { ownerKeys } from './owner.js';
 import type { OwnerKeysOptions } from './owner.js';
@@ -155,10 +170,20 @@ export interface ControllerOptions {
    * `setDefaultControllerMetricsProvider`; none when unset).
    */
   controllerMetricsProvider?: ControllerMetricsProvider;
+  /**
+   * How long `run()` waits for this controller's informers to sync, in milliseconds
+   * (controller-runtime's `CacheSyncTimeout`). Default: `run()`'s `cacheSyncTimeoutMs`
+   * (a Manager passes its own default), else {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS} (2 min);
+   * `Infinity` waits for ever. See {@link ControllerRunOptions.onCacheSyncTimeout}.
+   */
+  cacheSyncTimeoutMs?: number;
 }
 
 /** controller-runtime's default graceful shutdown timeout: 30 s. */
 export const DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/** controller-runtime's default `CacheSyncTimeout`: 2 min. */
+export const DEFAULT_CACHE_SYNC_TIMEOUT_MS = 120_000;
 
 /** Options of {@link Controller.run}. */
 export interface ControllerRunOptions {
@@ -175,6 +200,19 @@ export interface ControllerRunOptions {
    * the controller's clock.
    */
   gracefulShutdownTimeoutMs?: number;
+  /**
+   * The cache sync timeout when the controller has no `cacheSyncTimeoutMs` of its own
+   * (default {@link DEFAULT_CACHE_SYNC_TIMEOUT_MS}).
+   */
+  cacheSyncTimeoutMs?: number;
+  /**
+   * What the cache sync timeout does: `'fail'` (default, controller-runtime's) rejects
+   * `run()` with a {@link CacheSyncTimeoutError} naming each informer that did not sync and
+   * its last error; `'keepWaiting'` logs that error once at error level, sets the state to
+   * `timedOut`, goes on waiting and starts the workers if the informers sync later (an RBAC
+   * rule granted, a CRD installed) — without a restart.
+   */
+  onCacheSyncTimeout?: 'fail' | 'keepWaiting';
 }
 
 /**
@@ -184,6 +222,10 @@ export interface ControllerRunOptions {
  * @typeParam T - the object type.
  */
 export interface ControllerInformer<T> {
+  /** Its name in the controller's logs, readiness reasons and timeout error (`secrets/v1`). */
+  readonly name?: string;
+  /** The last error that kept it from syncing (a 403, a 404…), for the same. */
+  lastError?(): LastError | undefined;
   /** Add an event handler; the registration tells when its initial events were delivered. */
   addEventHandler(
     handler: ResourceEventHandler<T>,
@@ -284,7 +326,7 @@ export class ControllerStartedError extends KubeControllerKitError {
   }
 }
 
-interface Watched {
+interface Watched extends SyncSource {
   readonly registration: ResourceEventHandlerRegistration;
   readonly remove: () => void;
 }
@@ -336,7 +378,10 @@ export class Controller {
   readonly #reconcileTimeoutMs: number | undefined;
   #consistency: { store: ConsistencyStore; timeoutMs: number } | undefined;
   readonly #debouncer: Debouncer | undefined;
+  readonly #cacheSyncTimeoutMs: number | undefined;
   #started = false;
+  #state: ControllerState = 'standby';
+  #cacheSyncError: CacheSyncTimeoutError | undefined;
 
   /** @throws {@link InvalidControllerOptionsError} for a missing name or reconcile, or a bad worker count. */
   constructor(options: ControllerOptions) {
@@ -361,6 +406,13 @@ export class Controller {
       );
     }
     this.#reconcileTimeoutMs = timeoutMs === Infinity ? undefined : timeoutMs;
+    const syncTimeoutMs = options.cacheSyncTimeoutMs;
+    if (syncTimeoutMs !== undefined && !(typeof syncTimeoutMs === 'number' && syncTimeoutMs > 0)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${options.name}: cacheSyncTimeoutMs must be a positive number of milliseconds (Infinity: no timeout), got ${String(syncTimeoutMs)}`,
+      );
+    }
+    this.#cacheSyncTimeoutMs = syncTimeoutMs;
     const debounceMs = options.debounceMs ?? 0;
     if (!(typeof debounceMs === 'number' && debounceMs >= 0 && Number.isFinite(debounceMs))) {
       throw new InvalidControllerOptionsError(
@@ -384,6 +436,7 @@ export class Controller {
     this.#metrics =
       metricsProvider === undefined ? undefined : bindControllerMetrics(metricsProvider, this.name);
     this.#metrics?.maxConcurrent.set(workers);
+    this.#setState('standby');
     const queueOptions = {
       name: options.name,
       clock: this.#clock,
@@ -468,7 +521,7 @@ export class Controller {
         for (const key of mapToKeys(obj)) this.#trigger(key, priority);
       } catch (err) {
         this.#logger.warn(
-          `controller ${this.name}: ${what}() could not map a ${event} event to keys (${errorMessage(err)}); event ignored`,
+          `controller ${this.name}: ${what}() could not map a ${event} event to keys; event ignored`,
           { error: err },
         );
       }
@@ -515,10 +568,46 @@ export class Controller {
       name: `controller ${this.name} ${what}`,
     });
     this.#watched.push({
+      name: informer.name ?? `${what}() informer #${this.#watched.length + 1}`,
+      hasSynced: () => registration.hasSynced(),
+      lastError: () => informer.lastError?.(),
       registration,
       remove: () => informer.removeEventHandler?.(registration),
     });
     return this;
+  }
+
+  /**
+   * Where the controller is: `standby` before `run()`, `waiting` for its informers,
+   * `timedOut` past its cache sync timeout, `running`, `stopped` (see {@link ControllerState}).
+   */
+  get state(): ControllerState {
+    return this.#state;
+  }
+
+  /**
+   * The informers this controller still waits for, each with its last error (empty once
+   * running). For readiness checks and logs.
+   */
+  waitingFor(): NotSynced[] {
+    if (this.#state === 'running' || this.#state === 'stopped') return [];
+    return this.#watched
+      .filter((w) => !w.hasSynced())
+      .map((w) => ({ name: w.name, lastError: w.lastError?.() }));
+  }
+
+  /** The error of the cache sync timeout, once it passed (see `onCacheSyncTimeout`). */
+  get cacheSyncError(): CacheSyncTimeoutError | undefined {
+    return this.#cacheSyncError;
+  }
+
+  #setState(state: ControllerState): void {
+    const gauges = this.#metrics?.state;
+    if (gauges !== undefined) {
+      gauges[this.#state].set(0);
+      gauges[state].set(1);
+    }
+    this.#state = state;
   }
 
   /** The keys being reconciled right now (for shutdown logs and tests). */
@@ -577,6 +666,8 @@ export class Controller {
    * the handlers were removed. Never rejects because of a reconcile.
    *
    * @throws {@link ControllerAlreadyRunningError} (as a rejection) on a second call.
+   * @throws {@link CacheSyncTimeoutError} (as a rejection) when its informers did not sync
+   *   within the cache sync timeout, with `onCacheSyncTimeout: 'fail'` (the default).
    */
   async run(signal: AbortSignal, options: ControllerRunOptions = {}): Promise<void> {
     if (this.#started) throw new ControllerAlreadyRunningError(this.name);
@@ -584,6 +675,19 @@ export class Controller {
     if (typeof timeoutMs !== 'number' || Number.isNaN(timeoutMs)) {
       throw new InvalidControllerOptionsError(
         `controller ${this.name}: gracefulShutdownTimeoutMs must be a number of milliseconds, got ${String(timeoutMs)}`,
+      );
+    }
+    const syncTimeoutMs =
+      this.#cacheSyncTimeoutMs ?? options.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    if (!(typeof syncTimeoutMs === 'number' && syncTimeoutMs > 0)) {
+      throw new InvalidControllerOptionsError(
+        `controller ${this.name}: cacheSyncTimeoutMs must be a positive number of milliseconds (Infinity: no timeout), got ${String(syncTimeoutMs)}`,
+      );
+    }
+    const onSyncTimeout = options.onCacheSyncTimeout ?? 'fail';
+    if (onSyncTimeout !== 'fail' && onSyncTimeout !== 'keepWaiting') {
+      throw new InvalidControllerOptionsError(
+        `controller ${this.name}: onCacheSyncTimeout must be 'fail' or 'keepWaiting', got ${String(onSyncTimeout)}`,
       );
     }
     this.#started = true;
@@ -607,21 +711,13 @@ export class Controller {
       }
     };
     try {
-      this.#logger.info(`controller ${this.name}: waiting for caches to sync`);
-      const synced = await waitForCacheSyncWithOptions(
-        signal,
-        this.#watched.map(
-          ({ registration }) =>
-            () =>
-              registration.hasSynced(),
-        ),
-        { clock: this.#clock },
-      );
+      const synced = await this.#waitForSync(signal, syncTimeoutMs, onSyncTimeout);
       if (!synced) {
         this.#logger.info(`controller ${this.name}: stopped before the caches synced`);
         return;
       }
       if (signal.aborted) return;
+      this.#setState('running');
       signal.addEventListener('abort', onAbort, { once: true });
       this.#logger.info(
         `controller ${this.name}: caches synced; starting ${this.#workers} worker(s)`,
@@ -653,6 +749,8 @@ export class Controller {
         this.#logger.info(`controller ${this.name}: workers stopped`);
       }
     } finally {
+      // A controller that gave up waiting ('fail') stays timedOut; any other ends stopped.
+      if (!(onSyncTimeout === 'fail' && this.#state === 'timedOut')) this.#setState('stopped');
       shutdownTimer?.cancel();
       signal.removeEventListener('abort', onAbort);
       this.#debouncer?.stop();
@@ -667,6 +765,46 @@ export class Controller {
         }
       }
     }
+  }
+
+  /**
+   * Wait for this controller's informers: true once synced, false when `signal` aborted.
+   * At the timeout, `'fail'` throws the {@link CacheSyncTimeoutError}; `'keepWaiting'` logs
+   * it and waits on without a deadline.
+   */
+  async #waitForSync(
+    signal: AbortSignal,
+    timeoutMs: number,
+    onTimeout: 'fail' | 'keepWaiting',
+  ): Promise<boolean> {
+    this.#setState('waiting');
+    const started = this.#clock.now();
+    this.#logger.info(
+      `controller ${this.name}: waiting for its informers to sync (${this.#watched.map((w) => w.name).join(', ') || 'none'})`,
+    );
+    try {
+      return await waitForInformersSync(signal, this.#watched, {
+        clock: this.#clock,
+        controller: this.name,
+        ...(timeoutMs !== Infinity ? { timeoutMs } : {}),
+      });
+    } catch (err) {
+      if (!(err instanceof CacheSyncTimeoutError)) throw err;
+      this.#cacheSyncError = err;
+      this.#setState('timedOut');
+      if (onTimeout === 'fail') throw err;
+    }
+    this.#logger.error(
+      `${this.#cacheSyncError.message}; it keeps waiting and starts if they sync (onCacheSyncTimeout: 'keepWaiting')`,
+      { controller: this.name, informers: this.#cacheSyncError.notSynced.map((n) => n.name) },
+    );
+    const synced = await waitForInformersSync(signal, this.#watched, { clock: this.#clock });
+    if (synced && !signal.aborted) {
+      this.#logger.info(
+        `controller ${this.name}: its informers synced after ${this.#clock.now() - started} ms, past its cache sync timeout; starting`,
+      );
+    }
+    return synced;
   }
 
   async #processKey(key: string, workerSignal: AbortSignal): Promise<void> {
@@ -761,8 +899,12 @@ export class Controller {
       return;
     }
     this.#logger.error(
-      `controller ${this.name}: reconcile of ${key} failed (requeued with backoff): ${errorMessage(err)}`,
-      { key, requeues: this.queue.numRequeues(key), error: err },
+      `controller ${this.name}: reconcile of ${key} failed (requeued with backoff)`,
+      {
+        key,
+        requeues: this.queue.numRequeues(key),
+        error: err,
+      },
     );
   }
 }

@@ -7,7 +7,10 @@
  * - **But never later than `maxDebounceMs` after the first trigger**: a key that changes
  *   more often than every `debounceMs` would otherwise never be reconciled (the starvation
  *   kube-rs warns of); the cap bounds its delay.
- * - The key is enqueued once, at the highest priority any of its triggers asked for.
+ * - The key is enqueued once, at the highest priority any of its triggers asked for, a
+ *   trigger without a priority counting as 0 (as controller-runtime's priority queue takes
+ *   the highest of the priorities added, the default being 0): a real change followed in
+ *   the window by a resync (`LowPriority`) is queued at 0, not behind the backlog.
  * - `stop()` drops the keys still waiting and cancels their timers.
  *
  * @module
@@ -16,7 +19,8 @@ import type { Clock, Timer } from '../util/clock.js';
 
 interface Pending {
   readonly first: number;
-  priority: number | undefined;
+  /** The highest priority of the window's triggers (none counts as 0). */
+  priority: number;
   timer: Timer;
 }
 
@@ -25,7 +29,7 @@ export class Debouncer {
   readonly #clock: Clock;
   readonly #debounceMs: number;
   readonly #maxDebounceMs: number;
-  readonly #fire: (key: string, priority: number | undefined) => void;
+  readonly #fire: (key: string, priority: number) => void;
   readonly #pending = new Map<string, Pending>();
   #stopped = false;
 
@@ -34,7 +38,7 @@ export class Debouncer {
     clock: Clock,
     debounceMs: number,
     maxDebounceMs: number,
-    fire: (key: string, priority: number | undefined) => void,
+    fire: (key: string, priority: number) => void,
   ) {
     this.#clock = clock;
     this.#debounceMs = debounceMs;
@@ -42,23 +46,22 @@ export class Debouncer {
     this.#fire = fire;
   }
 
-  /** One more trigger for `key`. */
+  /** One more trigger for `key`, at `priority` (undefined: none asked for, i.e. 0). */
   trigger(key: string, priority: number | undefined): void {
     if (this.#stopped) return;
+    const asked = priority ?? 0;
     const now = this.#clock.now();
     const pending = this.#pending.get(key);
     if (pending === undefined) {
       const entry: Pending = {
         first: now,
-        priority,
+        priority: asked,
         timer: this.#arm(key, Math.min(this.#debounceMs, this.#maxDebounceMs)),
       };
       this.#pending.set(key, entry);
       return;
     }
-    if (priority !== undefined && (pending.priority === undefined || priority > pending.priority)) {
-      pending.priority = priority;
-    }
+    if (asked > pending.priority) pending.priority = asked;
     pending.timer.cancel();
     const end = Math.min(now + this.#debounceMs, pending.first + this.#maxDebounceMs);
     pending.timer = this.#arm(key, end - now);
@@ -80,7 +83,7 @@ export class Debouncer {
     return this.#clock.setTimeout(() => {
       const p = this.#pending.get(key);
       this.#pending.delete(key);
-      this.#fire(key, p?.priority);
+      this.#fire(key, p?.priority ?? 0);
     }, delayMs);
   }
 }

@@ -8,6 +8,7 @@
  */
 export {
   Controller,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
   DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
   ControllerAlreadyRunningError,
   ControllerStartedError,
@@ -80,9 +81,14 @@ export { fromWire, toWire, UnknownModelError } from './wire.js';
 export type { ModelAttribute, ModelClass } from './wire.js';
 export {
   controllerMetricNames,
+  controllerStates,
   getDefaultControllerMetricsProvider,
   reconcileResultLabels,
   reconcileTimeBuckets,
   setDefaultControllerMetricsProvider,
 } from './metrics.js';
-export type { ControllerMetricsProvider, ReconcileResultLabel } from './metrics.js';
+export type {
+  ControllerMetricsProvider,
+  ControllerState,
+  ReconcileResultLabel,
+} from './metrics.js';

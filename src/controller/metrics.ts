@@ -13,6 +13,7 @@
  * | `controller_runtime_active_workers{controller}` | gauge | workers reconciling right now |
  * | `controller_runtime_max_concurrent_reconciles{controller}` | gauge | the controller's worker count |
  * | `controller_runtime_reconcile_timeouts_total{controller}` | counter | reconciles the framework's `reconcileTimeoutMs` cut short |
+ * | `kube_controller_kit_controller_state{controller,state}` | gauge | 1 for the controller's current {@link ControllerState}, 0 for the others (the kit's own; controller-runtime has none) |
  *
  * Types only and free of prom-client, so the controller does not depend on Prometheus.
  *
@@ -37,6 +38,29 @@ export const reconcileResultLabels: readonly ReconcileResultLabel[] = [
 ];
 
 /**
+ * Where a controller is in its life:
+ *
+ * - `standby`: `run()` not called yet (under a Manager: this replica does not lead, or the
+ *   controller's group has not started);
+ * - `waiting`: `run()` waits for its own informers to sync, within its `cacheSyncTimeoutMs`;
+ * - `timedOut`: its informers did not sync within `cacheSyncTimeoutMs` (controller-runtime's
+ *   `CacheSyncTimeout`): `run()` rejected with a `CacheSyncTimeoutError`, or — with
+ *   `onCacheSyncTimeout: 'keepWaiting'` — it still waits, and runs if they sync later;
+ * - `running`: its informers synced; its workers reconcile;
+ * - `stopped`: `run()` returned (its signal aborted).
+ */
+export type ControllerState = 'standby' | 'waiting' | 'timedOut' | 'running' | 'stopped';
+
+/** Every {@link ControllerState}, in life order: the `state` label's values. */
+export const controllerStates: readonly ControllerState[] = [
+  'standby',
+  'waiting',
+  'timedOut',
+  'running',
+  'stopped',
+];
+
+/**
  * Creates the metrics of one named controller. Each method is called when the controller
  * is created; implementations return the same series for the same name (prom-client's
  * labelled children do), and should create the series at zero so that a controller that
@@ -58,6 +82,12 @@ export interface ControllerMetricsProvider {
    * `reconcileTimeoutMs` deadline fired (only the framework's own deadline). Optional.
    */
   newReconcileTimeoutsMetric?(controller: string): CounterMetric;
+  /**
+   * `kube_controller_kit_controller_state{controller,state}`: set to 1 for the state the
+   * controller is in and 0 for the others, so a dashboard or an alert sees which controllers
+   * run and which wait (`max by (controller) (…{state="timedOut"}) == 1`). Optional.
+   */
+  newControllerStateMetric?(controller: string, state: ControllerState): SettableGaugeMetric;
 }
 
 /** controller-runtime's metric names, for providers and dashboards. */
@@ -74,6 +104,8 @@ export const controllerMetricNames = {
   maxConcurrentReconciles: 'controller_runtime_max_concurrent_reconciles',
   /** Counter of reconciles cut short by the controller's own deadline. */
   reconcileTimeouts: 'controller_runtime_reconcile_timeouts_total',
+  /** Gauge per state: 1 for the controller's current state (the kit's own metric). */
+  state: 'kube_controller_kit_controller_state',
 } as const;
 
 /** controller-runtime's buckets of `controller_runtime_reconcile_time_seconds`, in seconds. */
@@ -107,6 +139,8 @@ export interface BoundControllerMetrics {
   readonly activeWorkers: GaugeMetric;
   readonly maxConcurrent: SettableGaugeMetric;
   readonly timeouts: CounterMetric | undefined;
+  /** One gauge per state, when the provider has the state metric. */
+  readonly state: Readonly<Record<ControllerState, SettableGaugeMetric>> | undefined;
 }
 
 /** Bind a controller's series (internal). @internal */
@@ -118,7 +152,13 @@ export function bindControllerMetrics(
   for (const result of reconcileResultLabels) {
     total[result] = provider.newReconcileTotalMetric(controller, result);
   }
+  let state: Record<ControllerState, SettableGaugeMetric> | undefined;
+  if (provider.newControllerStateMetric !== undefined) {
+    state = {} as Record<ControllerState, SettableGaugeMetric>;
+    for (const s of controllerStates) state[s] = provider.newControllerStateMetric(controller, s);
+  }
   return {
+    state,
     total,
     errors: provider.newReconcileErrorsMetric(controller),
     time: provider.newReconcileTimeMetric(controller),

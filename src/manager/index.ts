@@ -11,10 +11,12 @@ export {
   IN_CLUSTER_NAMESPACE_FILE,
   Manager,
   RUNNABLE_GROUP_ORDER,
+  controllerCheckName,
 } from './manager.js';
 export type {
   AddRunnableOptions,
   ManagerCacheOptions,
+  ManagerControllerOptions,
   ManagerLeaderElectionOptions,
   ManagerOptions,
   MetricsRegistry,

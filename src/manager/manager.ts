@@ -23,8 +23,19 @@
  *
  * Start and stop order is data: the runnable groups of {@link RUNNABLE_GROUP_ORDER}
  * (`httpServers`, `webhooks`, `caches`, `others`, `leaderElection`) start in that order,
- * each waiting for its runnables to be ready (the servers listen, the caches synced) before
- * the next; the `leaderElection` group starts when this process leads. Shutdown (the signal
+ * each waiting for its runnables to be ready (the servers listen, the caches ready) before
+ * the next; the `leaderElection` group starts when this process leads.
+ *
+ * **One stuck informer does not stop the others** (issue #37). A controller starts once
+ * its own informers synced (`Controller.run`); the `caches` group, which the runnables that
+ * are not controllers wait for, is ready once every informer made before `start()` has
+ * synced **or is stuck** (its last list or watch was refused in a way retrying cannot fix —
+ * forbidden, unauthorized, not found, bad request — and said so once at error level), or
+ * after `controller.cacheSyncTimeoutMs`. Each controller's state is a `/readyz` check
+ * (`controller-<name>`) and a metric; a controller whose informers do not sync within its
+ * cache sync timeout either stops the manager (`onCacheSyncTimeout: 'stop'`,
+ * controller-runtime's behaviour) or is reported and keeps waiting while the rest runs
+ * (`'keepRunning'`, the default). Shutdown (the signal
  * aborts, SIGTERM/SIGINT when `start()` was given no signal, a runnable fails, or the lease
  * is lost) stops the groups one after another in the reverse order, the runnables' groups
  * within one deadline of `gracefulShutdownTimeoutMs` (default 30 s; what still runs when
@@ -46,7 +57,15 @@ import { SharedInformerFactory } from '../cache/factory.js';
 import type { InformerForOptions, SharedInformerFactoryOptions } from '../cache/factory.js';
 import { ResourceClient } from '../client/resource_client.js';
 import type { ApiResource, KubeObject } from '../client/types.js';
-import { Controller, DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS } from '../controller/controller.js';
+import {
+  Controller,
+  DEFAULT_CACHE_SYNC_TIMEOUT_MS,
+  DEFAULT_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
+} from '../controller/controller.js';
+import { isPermanentError } from '../client/errors.js';
+import type { SharedIndexInformer } from '../cache/shared_informer.js';
+import { CacheSyncTimeoutError, describeNotSynced, waitForInformersSync } from '../cache/wait.js';
+import type { SyncSource } from '../cache/wait.js';
 import { DynamicSharedInformerFactory } from '../dynamic/dynamic_factory.js';
 import { HealthzAdaptor, DEFAULT_HEALTHZ_TOLERANCE_MS } from '../leaderelection/healthz.js';
 import { LeaderElector } from '../leaderelection/leader_elector.js';
@@ -194,6 +213,31 @@ export interface ManagerCacheOptions extends Omit<
   defaultNamespaces?: readonly string[];
 }
 
+/**
+ * What the manager does with its controllers (controller-runtime's `Options.Controller`).
+ */
+export interface ManagerControllerOptions {
+  /**
+   * How long a controller waits for its informers to sync, in ms, unless it sets its own
+   * `cacheSyncTimeoutMs` (controller-runtime's `CacheSyncTimeout`; default 120 000, 2 min;
+   * `Infinity` waits for ever). Also how long the runnables that are not controllers wait
+   * for an informer that is neither synced nor stuck.
+   */
+  cacheSyncTimeoutMs?: number;
+  /**
+   * What a controller's cache sync timeout does:
+   *
+   * - `'keepRunning'` (default): the controller logs a `CacheSyncTimeoutError` naming each
+   *   informer and its last error, its state becomes `timedOut` (its `/readyz` check and
+   *   metric say so), and it keeps waiting: it starts if its informers sync later (an RBAC
+   *   rule granted, a CRD installed), without a restart. Everything else keeps running.
+   * - `'stop'`: controller-runtime's behaviour: the controller fails, the manager shuts
+   *   down, and `start()` rejects with a {@link RunnableFailedError} whose `cause` is the
+   *   `CacheSyncTimeoutError` (a `runProgram` main, or an unhandled rejection, exits 1).
+   */
+  onCacheSyncTimeout?: 'keepRunning' | 'stop';
+}
+
 /** Options of a {@link Manager}. */
 export interface ManagerOptions {
   /** The cluster: a client-node KubeConfig (1.x or 2.x) or a shared Transport. */
@@ -253,6 +297,16 @@ export interface ManagerOptions {
    * `startedChecker` is the readiness check `webhook` on `/readyz`.
    */
   webhookServer?: WebhookServer;
+  /** Defaults for every controller added (cache sync timeout and what it does). */
+  controller?: ManagerControllerOptions;
+}
+
+/**
+ * The name of a controller's `/readyz` check: `controller-<name>`, with every character a
+ * check name cannot hold (anything but letters, digits, `.`, `_`, `-`) replaced by `-`.
+ */
+export function controllerCheckName(controller: string): string {
+  return `controller-${controller.replace(/[^A-Za-z0-9._-]/g, '-')}`;
 }
 
 /** How the manager names and stops each group. */
@@ -372,6 +426,10 @@ export class Manager {
   readonly #probeServer: ServerRunnable | undefined;
   readonly #metricsServer: ServerRunnable | undefined;
   #events: EventBroadcaster | undefined;
+  /** The controllers added, by name (names are unique, as controller-runtime requires). */
+  readonly #controllers = new Map<string, Controller>();
+  readonly #cacheSyncTimeoutMs: number;
+  readonly #onCacheSyncTimeout: 'keepRunning' | 'stop';
   readonly #serving = deferred<void>();
   readonly #elected = deferred<void>();
   #state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
@@ -404,6 +462,20 @@ export class Manager {
       );
     }
     this.#gracefulMs = graceful;
+    const syncTimeout = options.controller?.cacheSyncTimeoutMs ?? DEFAULT_CACHE_SYNC_TIMEOUT_MS;
+    if (!(typeof syncTimeout === 'number' && syncTimeout > 0)) {
+      throw new InvalidManagerOptionsError(
+        `controller.cacheSyncTimeoutMs must be a positive number of milliseconds (Infinity: no timeout), got ${String(syncTimeout)}`,
+      );
+    }
+    this.#cacheSyncTimeoutMs = syncTimeout;
+    const onTimeout = options.controller?.onCacheSyncTimeout ?? 'keepRunning';
+    if (onTimeout !== 'keepRunning' && onTimeout !== 'stop') {
+      throw new InvalidManagerOptionsError(
+        `controller.onCacheSyncTimeout must be 'keepRunning' or 'stop', got ${String(onTimeout)}`,
+      );
+    }
+    this.#onCacheSyncTimeout = onTimeout;
     const probeBind = parseBindAddress(
       'healthProbeBindAddress',
       options.healthProbeBindAddress ?? DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
@@ -579,7 +651,8 @@ export class Manager {
 
   /**
    * Resolves when the leader-only runnables are started: when this process became leader,
-   * or once the caches synced when leader election is off (controller-runtime's `Elected()`).
+   * or once the caches are ready when leader election is off (controller-runtime's
+   * `Elected()`).
    */
   elected(): Promise<void> {
     return this.#elected.promise;
@@ -589,12 +662,16 @@ export class Manager {
    * Add a controller or another runnable to its group: `leaderElection` when it needs
    * leader election (controllers by default), `others` when not, or the group it names
    * (`group`, e.g. `'webhooks'` for a webhook server). Added after `start()`, it starts at
-   * once if its group started (leader-only ones once leading).
+   * once if its group started (leader-only ones once leading). A Controller also gets the
+   * `/readyz` check `controller-<name>` (see {@link controllerCheckName}): it fails while
+   * the controller waits for its informers or has timed out waiting, naming each informer
+   * and its last error; it passes while the controller runs, stands by (not leading) or
+   * has stopped.
    *
    * @throws {@link ManagerStoppingError} once shutdown began.
    * @throws {@link InvalidManagerOptionsError} for a Controller under `onLost: 'rejoin'`
-   * (a Controller runs once), a group that contradicts `needLeaderElection`, or a value
-   * that is neither a Controller nor a runnable.
+   * (a Controller runs once), a second controller of the same name, a group that
+   * contradicts `needLeaderElection`, or a value that is neither a Controller nor a runnable.
    */
   add(runnable: Runnable | Controller, options: AddRunnableOptions = {}): this {
     let member: GroupRunnable;
@@ -607,9 +684,24 @@ export class Manager {
           `controller ${runnable.name}: with leaderElection.onLost 'rejoin' leader-only runnables restart on each term, and a Controller runs once; add a runnable whose start() creates and runs a new Controller`,
         );
       }
+      if (this.#controllers.has(runnable.name)) {
+        throw new InvalidManagerOptionsError(
+          `controller ${runnable.name}: a controller of that name was already added; names must be unique (they name the logs, the metrics and the /readyz check)`,
+        );
+      }
+      if (this.#state === 'stopping' || this.#state === 'stopped') {
+        throw new ManagerStoppingError(name);
+      }
+      this.#controllers.set(runnable.name, runnable);
+      this.readyz.add(controllerCheckName(runnable.name), () => this.#checkController(runnable));
       member = {
         name,
-        start: (signal) => runnable.run(signal, { gracefulShutdownTimeoutMs: this.#gracefulMs }),
+        start: (signal) =>
+          runnable.run(signal, {
+            gracefulShutdownTimeoutMs: this.#gracefulMs,
+            cacheSyncTimeoutMs: this.#cacheSyncTimeoutMs,
+            onCacheSyncTimeout: this.#onCacheSyncTimeout === 'stop' ? 'fail' : 'keepWaiting',
+          }),
         activeWork: () => runnable.activeKeys(),
       };
     } else if (
@@ -807,7 +899,16 @@ export class Manager {
     });
   }
 
-  /** The caches as a runnable: informers start with it, it is ready once they synced. */
+  /** Every informer of the cache (typed and dynamic), by key. */
+  #informers(): [string, InformerStatus][] {
+    return [...this.cache.informers(), ...this.dynamicCache.informers()];
+  }
+
+  /**
+   * The caches as a runnable: informers start with it; it is ready once every informer made
+   * before start has synced or is stuck (refused in a way retrying cannot fix), or after
+   * the cache sync timeout. Controllers wait for their own informers.
+   */
   #cacheRunnable(): GroupRunnable {
     return {
       name: 'cache',
@@ -818,14 +919,54 @@ export class Manager {
         await Promise.all([this.cache.shutdown(), this.dynamicCache.shutdown()]);
       },
       ready: async (signal) => {
-        const synced = await this.cache.waitForCacheSync(signal);
-        const dynSynced = await this.dynamicCache.waitForCacheSync(signal);
+        const informers = this.#informers();
+        const sources: SyncSource[] = informers.map(([key, informer]) => ({
+          name: key,
+          hasSynced: () => informer.hasSynced() || informer.isStopped() || isStuck(informer),
+          lastError: () => informer.lastError(),
+        }));
+        let timedOut: CacheSyncTimeoutError | undefined;
+        try {
+          await waitForInformersSync(signal, sources, {
+            clock: this.#clock,
+            ...(this.#cacheSyncTimeoutMs !== Infinity
+              ? { timeoutMs: this.#cacheSyncTimeoutMs }
+              : {}),
+          });
+        } catch (err) {
+          if (!(err instanceof CacheSyncTimeoutError)) throw err;
+          timedOut = err;
+        }
         if (signal.aborted) return;
-        this.#logger.info(
-          `manager: caches synced (${[...synced.keys(), ...dynSynced.keys()].join(', ') || 'no informers yet'})`,
+        const synced = informers.filter(([, i]) => i.hasSynced()).map(([key]) => key);
+        const notSynced = informers.filter(([, i]) => !i.hasSynced()).map(([key]) => key);
+        if (notSynced.length === 0) {
+          this.#logger.info(`manager: caches synced (${synced.join(', ') || 'no informers yet'})`);
+          return;
+        }
+        // Each informer said why at error level already; this line says what follows.
+        this.#logger.warn(
+          `manager: caches ready without ${notSynced.join(', ')} (${timedOut !== undefined ? `still syncing after ${this.#cacheSyncTimeoutMs} ms` : "refused: see each informer's error line"}); runnables that are not controllers start now and find those caches empty; each controller waits for its own informers`,
+          { synced, notSynced },
         );
       },
     };
+  }
+
+  /** The `/readyz` check of a controller: fails while it waits for its informers. */
+  #checkController(controller: Controller): Error | undefined {
+    switch (controller.state) {
+      case 'waiting':
+        return new Error(
+          `controller ${controller.name} waits for its informers to sync: ${describeNotSynced(controller.waitingFor(), this.#clock.now())}`,
+        );
+      case 'timedOut':
+        return new Error(
+          `${controller.cacheSyncError?.message ?? `controller ${controller.name}: its caches did not sync in time`}; ${this.#onCacheSyncTimeout === 'stop' ? 'the manager stops' : 'it keeps waiting'}`,
+        );
+      default:
+        return undefined;
+    }
   }
 
   /** Take part in the election until `signal` aborts; with 'error', a lost lease fails the manager. */
@@ -978,15 +1119,23 @@ export class Manager {
 
   #checkCachesSynced(): Error | undefined {
     if (this.#cacheSignal === undefined) return new Error('the caches have not been started');
-    const unsynced: string[] = [];
-    for (const [key, informer] of this.cache.informers()) {
-      if (!informer.hasSynced()) unsynced.push(key);
-    }
-    for (const [key, informer] of this.dynamicCache.informers()) {
-      if (!informer.hasSynced()) unsynced.push(key);
-    }
+    const unsynced = this.#informers()
+      .filter(([, informer]) => !informer.hasSynced())
+      .map(([key, informer]) => ({ name: key, lastError: informer.lastError() }));
     return unsynced.length > 0
-      ? new Error(`informers not synced: ${unsynced.join(', ')}`)
+      ? new Error(`informers not synced: ${describeNotSynced(unsynced, this.#clock.now())}`)
       : undefined;
   }
+}
+
+/** What the manager reads of an informer to say whether it synced, and why not. */
+type InformerStatus = Pick<
+  SharedIndexInformer<KubeObject>,
+  'hasSynced' | 'isStopped' | 'lastError'
+>;
+
+/** Not synced, and its last failure is one retrying cannot fix (a 403, a 404, …). */
+function isStuck(informer: InformerStatus): boolean {
+  const last = informer.lastError();
+  return last !== undefined && isPermanentError(last.error);
 }

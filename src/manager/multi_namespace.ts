@@ -26,6 +26,7 @@ import type {
   SharedIndexInformer,
 } from '../cache/shared_informer.js';
 import { NotFoundError } from '../client/errors.js';
+import type { LastError } from '../cache/reflector.js';
 import type { ApiResource, GroupResource, KubeObject } from '../client/types.js';
 import { KubeControllerKitError } from '../util/errors.js';
 import { InvalidManagerOptionsError } from './errors.js';
@@ -75,6 +76,10 @@ export interface CacheInformer<T extends KubeObject> {
   hasSynced(): boolean;
   /** A lister over everything cached. */
   lister(): CacheLister<T>;
+  /** Its name in logs and readiness reasons. */
+  readonly name: string;
+  /** The last error that kept it (or one of its informers) from syncing, if any. */
+  lastError(): LastError | undefined;
 }
 
 /** A lister over several per-namespace listers. */
@@ -156,6 +161,8 @@ function resourceName(gr: GroupResource): string {
 export class MultiNamespaceInformer<T extends KubeObject> implements CacheInformer<T> {
   /** The per-namespace informers, by namespace. */
   readonly informers: ReadonlyMap<string, SharedIndexInformer<T>>;
+  /** Its name in a controller's logs and readiness reasons: `configmaps/v1 in namespaces a, b`. */
+  readonly name: string;
   readonly #groupResource: GroupResource;
   readonly #registrations = new Map<
     ResourceEventHandlerRegistration,
@@ -165,11 +172,13 @@ export class MultiNamespaceInformer<T extends KubeObject> implements CacheInform
   /**
    * @param informers - namespace → an informer watching only that namespace.
    * @param groupResource - names the resource in errors.
+   * @param name - its name (default `<resource> in namespaces <set>`).
    * @throws {@link InvalidManagerOptionsError} for an empty set.
    */
   constructor(
     informers: ReadonlyMap<string, SharedIndexInformer<T>>,
     groupResource: GroupResource,
+    name?: string,
   ) {
     if (informers.size === 0) {
       throw new InvalidManagerOptionsError(
@@ -178,6 +187,8 @@ export class MultiNamespaceInformer<T extends KubeObject> implements CacheInform
     }
     this.informers = informers;
     this.#groupResource = groupResource;
+    this.name =
+      name ?? `${resourceName(groupResource)} in namespaces ${[...informers.keys()].join(', ')}`;
   }
 
   /**
@@ -202,7 +213,11 @@ export class MultiNamespaceInformer<T extends KubeObject> implements CacheInform
     const informers = new Map<string, SharedIndexInformer<T>>();
     for (const ns of unique)
       informers.set(ns, factory.forResource(resource, { ...options, namespace: ns }));
-    return new MultiNamespaceInformer(informers, resource);
+    return new MultiNamespaceInformer(
+      informers,
+      resource,
+      `${resourceName(resource)}/${resource.version} in namespaces ${unique.join(', ')}`,
+    );
   }
 
   /** Add `handler` to every per-namespace informer; its registration syncs when all did. */
@@ -236,6 +251,19 @@ export class MultiNamespaceInformer<T extends KubeObject> implements CacheInform
   hasSynced(): boolean {
     for (const informer of this.informers.values()) if (!informer.hasSynced()) return false;
     return true;
+  }
+
+  /**
+   * The last error of the first per-namespace informer that has not synced and reported
+   * one (its message names the namespace), or undefined.
+   */
+  lastError(): LastError | undefined {
+    for (const informer of this.informers.values()) {
+      if (informer.hasSynced()) continue;
+      const last = informer.lastError();
+      if (last !== undefined) return last;
+    }
+    return undefined;
   }
 
   /** One lister over every namespace of the set. */

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { errorMessage, isAbortError } from '../util/errors.js';
+import { isAbortError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { ManagerStoppingError } from './errors.js';
 
@@ -158,7 +158,7 @@ export class RunnableGroup {
     const report = (err: unknown): void => {
       if (failed || (signal.aborted && isAbortError(err, signal))) return;
       failed = true;
-      this.#logger.error(`manager: ${runnable.name} failed: ${errorMessage(err)}`, { error: err });
+      this.#logger.error(`manager: ${runnable.name} failed`, { error: err });
       this.#onError(runnable.name, err);
     };
     const entry: Launched = { runnable, done: Promise.resolve() };

@@ -6,7 +6,11 @@
  */
 import { Counter, Gauge, Histogram, register as globalRegistry } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { ControllerMetricsProvider, ReconcileResultLabel } from '../controller/metrics.js';
+import type {
+  ControllerMetricsProvider,
+  ControllerState,
+  ReconcileResultLabel,
+} from '../controller/metrics.js';
 import { controllerMetricNames, reconcileTimeBuckets } from '../controller/metrics.js';
 import type {
   CounterMetric,
@@ -46,6 +50,7 @@ export class PrometheusControllerMetricsProvider implements ControllerMetricsPro
   readonly #active: Gauge<'controller'>;
   readonly #max: Gauge<'controller'>;
   readonly #timeouts: Counter<'controller'>;
+  readonly #state: Gauge<'controller' | 'state'>;
 
   /** Create the metrics and register them in the registry. */
   constructor(options: PrometheusControllerMetricsProviderOptions = {}) {
@@ -88,6 +93,18 @@ export class PrometheusControllerMetricsProvider implements ControllerMetricsPro
       labelNames: ['controller'] as const,
       registers,
     });
+    this.#state = new Gauge({
+      name: n.state,
+      help: 'Whether the controller is in the state (1) or not (0): standby, waiting for its informers, timedOut, running, stopped',
+      labelNames: ['controller', 'state'] as const,
+      registers,
+    });
+  }
+  /** {@inheritDoc ControllerMetricsProvider.newControllerStateMetric} */
+  newControllerStateMetric(controller: string, state: ControllerState): SettableGaugeMetric {
+    const child = this.#state.labels({ controller, state });
+    child.set(0);
+    return child;
   }
 
   /** {@inheritDoc ControllerMetricsProvider.newReconcileTotalMetric} */

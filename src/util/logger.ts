@@ -8,6 +8,14 @@
  * a plain object (`type`, `message`, `stack`, `code`/`reason` when present, `cause`) that a
  * JSON log keeps.
  *
+ * **An error is said once in a line.** The message says what happened (`reconcile of
+ * default/web failed`), not why: the error's text goes in the `error` field only. Every
+ * adapter writes that text once: the console logger on the line (`error=…`) with the stack
+ * frames under it; {@link serializeError} as `message`, with a `stack` of frames only (V8's
+ * `Name: message` header taken off) and without an `ApiError`'s `summary` (the
+ * message without its request). A call that puts the error's text in its message passes no
+ * `Error` field.
+ *
  * pino and winston order their arguments differently — pino takes `(fields, message)`,
  * winston `(message, fields)` like {@link Logger} — and neither serializes an `Error` inside
  * the fields by itself. Wrap them with {@link pinoLogger}, {@link winstonLogger}, or
@@ -45,7 +53,7 @@ export interface SerializedError {
   type: string;
   /** Its message. */
   message: string;
-  /** Its stack trace, when it has one. */
+  /** Its stack frames (`    at …` lines), when it has a stack; the message is not repeated. */
   stack?: string;
   /** Other own fields with primitive values (`code`, `reason`, `retryAfterSeconds`, …). */
   [field: string]: unknown;
@@ -64,15 +72,33 @@ function describe(value: unknown): string {
 }
 
 /**
- * An `Error` as a plain object a JSON logger keeps: type, message, stack, its own
+ * The frames of `err.stack` without V8's `Name: message` header (which may span several
+ * lines), so that the message is written once; the whole stack when it has no header with
+ * the message (a stack set by hand), undefined without a stack.
+ */
+function stackFrames(err: Error): string | undefined {
+  const stack = err.stack;
+  if (typeof stack !== 'string') return undefined;
+  const frame = /^\s+at /m.exec(stack);
+  if (frame === null) return stack.includes(err.message) ? undefined : stack;
+  const header = stack.slice(0, frame.index);
+  return header.includes(err.message) ? stack.slice(frame.index).trimEnd() : stack;
+}
+
+/**
+ * An `Error` as a plain object a JSON logger keeps: type, message, stack frames, its own
  * primitive fields (an ApiError's `code` and `reason`, a Node.js error's `code`), and its
- * `cause` chain (at most 5 deep).
+ * `cause` chain (at most 5 deep). The message is written once: the stack loses its
+ * `Name: message` header, and an ApiError's `summary` (its message without the request) is
+ * left out.
  */
 export function serializeError(err: Error, depth = 0): SerializedError {
   const out: SerializedError = { type: err.name, message: err.message };
-  if (err.stack !== undefined) out.stack = err.stack;
+  const frames = stackFrames(err);
+  if (frames !== undefined) out.stack = frames;
   for (const [key, value] of Object.entries(err)) {
     if (key === 'cause' || key in out) continue;
+    if (key === 'summary' && typeof value === 'string' && err.message.includes(value)) continue;
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[key] = value;
   }
   const cause: unknown = err.cause;
@@ -97,13 +123,17 @@ function indent(text: string): string {
     .join('\n');
 }
 
-/** `Name: message` and its stack frames, then each cause the same way. */
+/**
+ * The error's type and stack frames (its message is on the line already), then each cause
+ * as `caused by: Name: message` and its frames.
+ */
 function renderStack(err: Error): string {
   const parts: string[] = [];
   let current: unknown = err;
   for (let depth = 0; current instanceof Error && depth <= MAX_CAUSE_DEPTH; depth++) {
-    const stack = current.stack ?? `${current.name}: ${current.message}`;
-    parts.push((depth === 0 ? '' : '  caused by: ') + indent(stack).trimStart());
+    const frames = stackFrames(current);
+    const head = depth === 0 ? current.name : `  caused by: ${current.name}: ${current.message}`;
+    parts.push(frames === undefined ? head : `${head}\n${indent(frames)}`);
     current = current.cause;
   }
   return parts.join('\n');
@@ -129,7 +159,8 @@ function render(fields: LogFields | undefined): { inline: string; stacks: string
 
 /**
  * A logger that writes lines at or above `level` to stderr: `LEVEL [prefix] message k=v …`.
- * An `Error` field shows its message on the line and its stack (and causes) below it.
+ * An `Error` field shows its message on the line (`error=…`) and, below it, its type and
+ * stack frames, then each cause (`caused by: Name: message` and its frames).
  */
 export function consoleLogger(level: LogLevel = 'info', prefix = 'kube-controller-kit'): Logger {
   const min = order[level];

@@ -8,8 +8,8 @@ import { informerKey, SharedInformerFactory } from '../../src/cache/factory.js';
 import type { SharedInformerFactoryOptions } from '../../src/cache/factory.js';
 import { stripManagedFields } from '../../src/cache/transforms.js';
 import { configMapsResource, namespacesResource, podsResource } from '../../src/client/builtins.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { fastBackoff, until } from '../dynamic/helpers.js';
 

@@ -11,8 +11,8 @@ import { SelectorParseError } from '../../src/apimachinery/selector_error.js';
 import { CacheSyncTimeoutError } from '../../src/cache/wait.js';
 import { ApiError } from '../../src/client/errors.js';
 import type { Logger } from '../../src/util/logger.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { fastBackoff, until } from '../dynamic/helpers.js';
 

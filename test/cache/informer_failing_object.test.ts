@@ -34,7 +34,11 @@ function recordingLogger() {
     debug: () => {},
     info: () => {},
     warn: () => {},
-    error: (m) => void errors.push(m),
+    // The message and the error field (said once, in the field).
+    error: (m, fields) =>
+      void errors.push(
+        `${m} ${fields?.error instanceof Error ? fields.error.message : String(fields?.error)}`,
+      ),
   };
   return { errors, logger };
 }

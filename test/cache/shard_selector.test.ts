@@ -19,8 +19,8 @@ import type { WatcherEvent } from '../../src/cache/watcher.js';
 import { configMapsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import { toTransport } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import type { Logger } from '../../src/util/logger.js';
 import { fastBackoff, until } from '../dynamic/helpers.js';
 

@@ -230,6 +230,51 @@ describe('watcher()', () => {
     await stream.return?.();
   });
 
+  test("a consumer that pauses past idleTimeoutMs is not an idle server: no WatchIdleTimeoutError, no re-watch; a silent server still is (the idle clock measures the server's silence; issue #34 item 7)", async () => {
+    const errors: unknown[] = [];
+    const { lw, stream, clock } = setup({
+      bufferSize: 5,
+      idleTimeoutMs: 1000,
+      onError: (err) => errors.push(err),
+    });
+    lw.lists.push(list('1', []));
+    await take(stream, 2);
+    const w = await lw.waitForWatch(1);
+    for (let i = 0; i < 20; i++) w.push({ type: 'ADDED', object: pod(`p${i}`, String(2 + i)) });
+    await flushAsync(20);
+    // The consumer holds the stream (reads nothing) for 3 idle timeouts; the buffer is full.
+    for (let i = 0; i < 30; i++) {
+      await clock.advance(100);
+      await flushAsync(2);
+    }
+    assert.deepEqual(
+      errors.map((e) => (e as Error).name),
+      [],
+      'a full buffer is the consumer pausing, not silence from the server',
+    );
+    assert.equal(lw.streams.length, 1, 'no re-watch while the consumer holds the stream');
+    assert.equal(w.signal.aborted, false, 'the watch was not aborted');
+    const got = await take(stream, 20);
+    assert.equal(got.length, 20, 'every event is delivered once the consumer reads again');
+    // Now the server goes silent with the consumer waiting: that is an idle watch.
+    const pending = stream.next();
+    for (let i = 0; i < 15; i++) {
+      await clock.advance(100);
+      await flushAsync(2);
+    }
+    assert.deepEqual(
+      errors.map((e) => (e as Error).name),
+      ['WatchIdleTimeoutError'],
+      'a silent server is still detected',
+    );
+    assert.ok(w.signal.aborted, 'the idle watch was aborted');
+    const w2 = await lw.waitForWatch(2);
+    assert.equal(lw.calls.at(-1)?.options.resourceVersion, '21', 're-watch from the last event');
+    w2.push({ type: 'ADDED', object: pod('late', '22') });
+    assert.equal(describeEvent((await pending).value as WatcherEvent<Pod>), 'Apply late');
+    await stream.return?.();
+  });
+
   test('failOnPermanentError ends the stream with a typed WatcherPermanentError at a 403', async () => {
     const { lw, stream } = setup({ failOnPermanentError: true });
     lw.lists.push(

@@ -11,7 +11,7 @@
 // SHARDING_CHAOS_RUNS (default 3) schedules from seed SHARDING_CHAOS_SEED (default 20261203).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import { mulberry32 } from '../support/random.js';
 import { Ring, timing } from '../sharding/harness.js';
 

@@ -14,8 +14,8 @@ import {
   isUnauthorized,
 } from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServerOptions } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServerOptions } from '../../packages/testing/src/index.js';
 import { TOKEN, recordingLogger } from './stub.js';
 
 async function server(t: TestContext, options: TestApiServerOptions) {

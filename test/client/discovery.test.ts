@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 import { Discovery } from '../../src/client/discovery.js';
 import { NoMatchError } from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import { json, kubeConfigFor, startStub } from './stub.js';
 
 async function setup(t: TestContext) {

@@ -17,8 +17,8 @@ import {
 import { ResourceClient } from '../../src/client/resource_client.js';
 import { Transport, requestTarget } from '../../src/client/transport.js';
 import type { ApiResource, Status, StatusReason } from '../../src/client/types.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServerOptions } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServerOptions } from '../../packages/testing/src/index.js';
 import { TOKEN, kubeConfigFor, startStub } from './stub.js';
 
 async function server(t: TestContext, options: TestApiServerOptions = {}) {

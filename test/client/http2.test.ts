@@ -14,8 +14,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { ConnectionError, RequestTimeoutError } from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
 import type { TransportOptions } from '../../src/client/transport.js';
-import { generateTestCertificates } from '../../src/testing/certs.js';
-import type { TestCertificates } from '../../src/testing/certs.js';
+import { generateTestCertificates } from '../../packages/testing/src/certs.js';
+import type { TestCertificates } from '../../packages/testing/src/certs.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { TOKEN, until } from './stub.js';
 

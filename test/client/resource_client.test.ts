@@ -19,7 +19,7 @@ import {
 import { NamespaceMismatchError, ResourceClient } from '../../src/client/resource_client.js';
 import { Transport } from '../../src/client/transport.js';
 import type { Status, WatchEvent } from '../../src/client/types.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import { json, kubeConfigFor, startStub } from './stub.js';
 
 async function server(t: TestContext) {

@@ -8,8 +8,8 @@ import { configMaps } from '../../src/client/builtins.js';
 import { ApiError, isNotFound, isTooManyRequests } from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
 import type { TransportOptions } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { RequestVerb, TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { RequestVerb, TestApiServer } from '../../packages/testing/src/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { eventually } from '../support/eventually.js';
 

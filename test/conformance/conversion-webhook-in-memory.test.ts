@@ -2,8 +2,8 @@
 // server: the same assertions as conversion-webhook-real.test.ts. The in-memory server calls
 // conversion webhooks once the calling half of #23 is in; until then it serves v2 without
 // converting, and the scenario says so and skips.
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { describeConversionWebhookConformance } from './conversion-webhook-scenarios.js';
 
 const namespace = 'conformance';

@@ -3,8 +3,8 @@
 // HTTP/2 (ALPN h2, the transport's default) and multiplexes its requests and watches.
 import assert from 'node:assert/strict';
 import { Transport } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { CHURN_EVENTS, describeConformance } from './scenarios.js';
 
 const namespace = 'conformance';

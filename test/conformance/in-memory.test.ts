@@ -1,7 +1,7 @@
-// The conformance scenarios (scenarios.ts) on the in-memory API server (src/testing): the
+// The conformance scenarios (scenarios.ts) on the in-memory API server (packages/testing/src): the
 // same assertions as real.test.ts makes on a real apiextensions-apiserver.
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { CHURN_EVENTS, describeConformance } from './scenarios.js';
 
 const namespace = 'conformance';

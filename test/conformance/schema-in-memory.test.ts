@@ -1,7 +1,7 @@
 // The schema conformance scenarios (schema-scenarios.ts) on the in-memory API server: the
 // same assertions as schema-real.test.ts makes on a real apiextensions-apiserver.
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { describeSchemaConformance } from './schema-scenarios.js';
 
 const namespace = 'conformance';

@@ -10,17 +10,20 @@ import {
 import type { ReconcileResult, Reconciler } from '../../src/controller/index.js';
 import type { KubeObject } from '../../src/client/types.js';
 import { FakeClock, flushAsync } from '../../src/util/clock.js';
-import type { Logger } from '../../src/util/logger.js';
+import type { LogFields, Logger } from '../../src/util/logger.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { ItemExponentialFailureRateLimiter } from '../../src/workqueue/rate_limiters.js';
 import { FakeInformer, deferred, obj, until } from './support.js';
 
+/** Keeps `level message fields` lines, an Error field by its message. */
 function recordingLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
   const rec =
     (level: string) =>
-    (message: string): void =>
-      void lines.push(`${level} ${message}`);
+    (message: string, fields?: LogFields): void =>
+      void lines.push(
+        `${level} ${message} ${JSON.stringify(fields ?? {}, (_k, v: unknown) => (v instanceof Error ? v.message : v))}`,
+      );
   return {
     lines,
     logger: { debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error') },

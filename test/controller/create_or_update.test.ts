@@ -10,8 +10,8 @@ import {
   createOrPatch,
   createOrUpdate,
 } from '../../src/controller/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 
 type ConfigMap = Serialized<V1ConfigMap>;
 type Deployment = Serialized<V1Deployment>;

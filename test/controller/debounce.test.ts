@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { Controller, InvalidControllerOptionsError } from '../../src/controller/index.js';
 import type { ControllerOptions } from '../../src/controller/index.js';
 import type { KubeObject } from '../../src/client/types.js';
+import { Debouncer } from '../../src/controller/debouncer.js';
 import { FakeClock } from '../../src/util/clock.js';
+import type { PriorityQueue } from '../../src/workqueue/index.js';
+import { LowPriority } from '../../src/workqueue/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { FakeInformer, deferred, obj, until } from './support.js';
 
@@ -116,6 +119,65 @@ describe('Controller debounceMs / maxDebounceMs (kube-rs Config::debounce)', () 
         }),
       InvalidControllerOptionsError,
     );
+  });
+});
+
+describe('debounce keeps the highest priority of the window, no priority meaning 0 (controller-runtime priority queue: max of the priorities asked; issue #34 item 8)', () => {
+  const L = LowPriority;
+  // Each row: the priorities of the triggers of one key inside one window → the priority
+  // the key is queued with (undefined = the trigger asked for none, i.e. 0).
+  const table: [string, (number | undefined)[], number][] = [
+    ['one trigger without a priority', [undefined], 0],
+    ['one low trigger (initial list or resync)', [L], L],
+    ['a real update, then a resync inside the window', [undefined, L], 0],
+    ['a resync, then a real update', [L, undefined], 0],
+    ['two resyncs', [L, L], L],
+    ['an explicit 0 after a low one', [L, 0], 0],
+    ['a high priority, then none', [5, undefined], 5],
+    ['none, then a high priority', [undefined, 5], 5],
+    ['low, high, none', [L, 3, undefined], 3],
+    ['two negatives: the higher one', [-5, L], -5],
+    ['a negative, then none: none is 0, higher', [-5, undefined], 0],
+  ];
+  for (const [name, triggers, expected] of table) {
+    test(`${name}: ${JSON.stringify(triggers.map((p) => p ?? 'none'))} → ${expected}`, () => {
+      const clock = new FakeClock(0);
+      const fired: [string, number | undefined][] = [];
+      const debouncer = new Debouncer(clock, 100, 1000, (key, priority) =>
+        fired.push([key, priority]),
+      );
+      for (const p of triggers) {
+        debouncer.trigger('default/a', p);
+        clock.advanceSync(10);
+      }
+      clock.advanceSync(100);
+      assert.deepEqual(fired, [['default/a', expected]]);
+      debouncer.stop();
+    });
+  }
+
+  test('a real update followed by a resync in the window is reconciled before a backlog of low keys', async () => {
+    const clock = new FakeClock(0);
+    const informer = new FakeInformer<KubeObject>();
+    const controller = new Controller({
+      name: 'debounced',
+      clock,
+      logger: noopLogger,
+      debounceMs: 100,
+      reconcile: () => {},
+    }).for(informer);
+    const q = controller.queue as PriorityQueue<string>;
+    for (let i = 0; i < 5; i++) controller.enqueue(`default/backlog-${i}`, { priority: L });
+    informer.update(rv('real', 1), rv('real', 2));
+    await clock.advance(10);
+    informer.update(rv('real', 2), rv('real', 2)); // the resync echo: same resourceVersion
+    await clock.advance(100);
+    const first = await q.get();
+    assert.deepEqual(
+      [first.shutdown ? undefined : first.item, first.shutdown ? undefined : first.priority],
+      ['default/real', 0],
+    );
+    q.shutDown();
   });
 });
 

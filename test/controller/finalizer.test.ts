@@ -11,8 +11,8 @@ import {
   InvalidFinalizerError,
   applyFinalizer,
 } from '../../src/controller/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 
 type ConfigMap = Serialized<V1ConfigMap>;
 const FINALIZER = 'example.com/cleanup';

@@ -15,8 +15,8 @@ import {
   setControllerReference,
   setOwnerReference,
 } from '../../src/controller/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 
 function app(name: string, namespace = 'default', uid = `uid-${name}`): KubeObject {
   return { apiVersion: 'example.com/v1', kind: 'Application', metadata: { name, namespace, uid } };

@@ -11,8 +11,8 @@ import {
   onError,
   retryOnConflict,
 } from '../../src/controller/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 
 const conflict = (): ApiError =>

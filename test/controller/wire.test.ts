@@ -6,8 +6,8 @@ import { configMapsResource, podsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import { UnknownModelError, fromWire, toWire } from '../../src/controller/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 
 const wirePod: Serialized<V1Pod> = {
   apiVersion: 'v1',

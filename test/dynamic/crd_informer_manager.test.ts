@@ -15,8 +15,8 @@ import type {
   CustomResourceDefinition,
   CustomResourceEventHandler,
 } from '../../src/dynamic/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { crdRef, fastBackoff, makeCr, makeCrd, until } from './helpers.js';
 

@@ -3,8 +3,8 @@
 // Its RBAC manifest is proven enough and least in rbac.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { Audit, check, isBuiltinGroup, latestTag } from '../../examples/audit/src/audit.js';
 import type { Violation } from '../../examples/audit/src/audit.js';
 import { eventually } from '../support/eventually.js';

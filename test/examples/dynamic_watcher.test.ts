@@ -1,8 +1,8 @@
 // The dynamic-watcher example: follows CRDs of one group as they appear and disappear.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { runDynamicWatcher } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import type { DynamicEvent } from '../../examples/dynamic-watcher/src/dynamic_watcher.js';
 import { eventually } from '../support/eventually.js';

@@ -2,8 +2,8 @@
 // hands over (the Lease is released, a standby acquires it and does the work from then on).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { STAMPED_BY, STAMP_LABEL, runReplica } from '../../examples/leader-elected/src/replica.js';
 import { eventually } from '../support/eventually.js';

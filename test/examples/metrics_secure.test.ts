@@ -9,12 +9,13 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import {
-  generateTestCertificates,
-  readManifests,
-  startTestApiServer,
-} from '../../src/testing/index.js';
-import type { ResourceRef, TestApiServer, TestCertificates } from '../../src/testing/index.js';
+import { generateTestCertificates, startTestApiServer } from '../../packages/testing/src/index.js';
+import { readManifests } from '../../src/program/index.js';
+import type {
+  ResourceRef,
+  TestApiServer,
+  TestCertificates,
+} from '../../packages/testing/src/index.js';
 import { runOperator } from '../../examples/application-operator/src/operator.js';
 import { eventually } from '../support/eventually.js';
 import { examplePath, installApplicationCrd } from './support.js';

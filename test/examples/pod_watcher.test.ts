@@ -1,8 +1,8 @@
 // The pod-watcher example: informer + node index + lister + queue + workers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { runPodWatcher } from '../../examples/pod-watcher/src/pod_watcher.js';
 import type { PodReport } from '../../examples/pod-watcher/src/pod_watcher.js';
 import { eventually } from '../support/eventually.js';

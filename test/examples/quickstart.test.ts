@@ -1,7 +1,7 @@
 // The quickstart example (the README's program) as a child process: it exits 0 by itself
 // after logging its three pods (nothing keeps the process alive once the Manager stopped),
 // `--help` prints the usage and exits 0, and an unknown flag is an error with the usage
-// (exit 2), like every other example (runProgram from kube-controller-kit/testing).
+// (exit 2), like every other example (runProgram from kube-controller-kit).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

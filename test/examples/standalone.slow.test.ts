@@ -1,10 +1,14 @@
 // `npm run test:examples` (CI runs it after `npm test`; minutes, and it needs the npm
 // registry or a warm npm cache). Every example is a starting point: each folder, copied
-// ALONE into an empty directory, installs the packed library (`npm pack` of this checkout,
-// freshly built) plus the dependencies its own package.json declares, type-checks with its
+// ALONE into an empty directory, installs the packed packages (`npm pack` of the runtime and of
+// packages/testing, freshly built) plus the dependencies its own package.json declares, type-checks with its
 // own tsconfig.json, and runs against the in-memory API server to its expected output. An
 // import of a file outside the folder, an undeclared dependency, a line strict mode
 // rejects, or an asset looked up relative to the wrong directory fails here.
+//
+// Every example, and every project of `consumerProjects` below, is compiled by each of
+// `compilers`: its own TypeScript 5 and TypeScript 7 (the native compiler, which users
+// compile their operators with too), against the declarations the package publishes.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import {
@@ -17,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 
@@ -50,8 +54,13 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs = minutes(3)): 
   });
 }
 
-async function ok(cmd: string, args: string[], cwd: string): Promise<Result> {
-  const r = await run(cmd, args, cwd);
+async function ok(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  timeoutMs = minutes(3),
+): Promise<Result> {
+  const r = await run(cmd, args, cwd, timeoutMs);
   assert.equal(
     r.code,
     0,
@@ -61,6 +70,64 @@ async function ok(cmd: string, args: string[], cwd: string): Promise<Result> {
 }
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** TypeScript 7, the native compiler (npm package `typescript`, major 7). */
+const typescript7 = 'typescript@^7.0.2';
+
+/**
+ * The compilers every project is built with: the TypeScript 5 its package.json installs,
+ * and TypeScript 7 (installed once, in `before`). `tsc` is the JavaScript entry point.
+ */
+interface Compiler {
+  label: string;
+  tsc(project: string): string;
+}
+let compilers: Compiler[];
+
+/**
+ * A consumer's project, type-checked by each of `compilers` against the packed library (the
+ * examples are checked in their own tests). A project made by `kube-controller-kit init`
+ * (issue #36's scaffold) joins this list: its `create` runs the generator in `dir`.
+ */
+interface ConsumerProject {
+  name: string;
+  /** Packages `npm install` adds beside the packed library (the project's own are kept). */
+  install: string[];
+  /** Fills the empty directory `dir` before the install. */
+  create(dir: string): Promise<void> | void;
+  /** Type-checks the installed project in `dir` with the compiler entry point `tsc`. */
+  check(dir: string, tsc: string): Promise<Result>;
+}
+
+const consumerProjects: ConsumerProject[] = [
+  {
+    // Every TypeScript block of the README and the guides (scripts/check-doc-snippets.mjs)
+    // under the strictest flags, with the library's own declarations checked too.
+    name: 'the README and guides, as a consumer compiles them',
+    install: [
+      '@kubernetes/client-node@~1.4.0',
+      'prom-client@^15',
+      'yaml@^2',
+      'json-schema-to-typescript@^15',
+      'pino@^10',
+      'winston@^3',
+      '@types/node@^20',
+      'typescript@^5.9.3',
+    ],
+    create: (dir) =>
+      writeFileSync(
+        join(dir, 'package.json'),
+        '{"name":"docs-consumer","private":true,"type":"module"}',
+      ),
+    check: (dir, tsc) =>
+      run(
+        process.execPath,
+        [join(root, 'scripts/check-doc-snippets.mjs'), '--consumer', dir, '--tsc', tsc],
+        dir,
+        minutes(5),
+      ),
+  },
+];
 
 /** What each example must print (stdout) when run on the in-memory server. */
 const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
@@ -151,23 +218,49 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
   ],
 };
 
-describe('examples stand alone: copied, installed from the packed library, type-checked, run', () => {
+describe('examples stand alone: copied, installed from the packed packages, type-checked, run', () => {
   let work: string;
+  /** The runtime package, kube-controller-kit. */
   let tarball: string;
+  /** The in-memory API server, @kube-controller-kit/testing. */
+  let testingTarball: string;
 
   before(
     async () => {
       work = mkdtempSync(join(tmpdir(), 'kck-standalone-'));
-      // The package as npm publishes it: build, then `npm pack` of the checkout.
-      await ok(
+      // The packages as npm publishes them: build both, then `npm pack` each (the API
+      // reference, which `prepack` also builds, is not needed here).
+      await ok(npm, ['run', '--silent', 'build'], root);
+      const packed = await ok(
         process.execPath,
-        [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+        [join(root, 'scripts/pack.mjs'), work, '--ignore-scripts'],
         root,
+        minutes(6),
       );
-      const packed = await ok(npm, ['pack', '--silent', '--pack-destination', work], root);
-      tarball = join(work, packed.stdout.trim().split('\n').pop()!);
+      [tarball, testingTarball] = packed.stdout.trim().split('\n') as [string, string];
+      const ts7 = join(work, 'typescript-7');
+      mkdirSync(ts7);
+      writeFileSync(join(ts7, 'package.json'), '{"name":"typescript-7","private":true}');
+      await ok(
+        npm,
+        ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', typescript7],
+        ts7,
+      );
+      const version = await ok(
+        process.execPath,
+        [join(ts7, 'node_modules/typescript/bin/tsc'), '--version'],
+        ts7,
+      );
+      assert.match(version.stdout, /^Version 7\./);
+      compilers = [
+        {
+          label: "TypeScript 5 (the project's own)",
+          tsc: (project) => join(project, 'node_modules/typescript/bin/tsc'),
+        },
+        { label: 'TypeScript 7', tsc: () => join(ts7, 'node_modules/typescript/bin/tsc') },
+      ];
     },
-    { timeout: minutes(4) },
+    { timeout: minutes(10) },
   );
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -191,12 +284,29 @@ describe('examples stand alone: copied, installed from the packed library, type-
         });
         await ok(
           npm,
-          ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball],
+          [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            '--loglevel=error',
+            tarball,
+            testingTarball,
+          ],
           dir,
         );
         const tsc = join(dir, 'node_modules/typescript/bin/tsc');
         // `build` writes dist/: the compiled program must find its assets too.
         await ok(process.execPath, [tsc, '-p', 'tsconfig.json'], dir);
+        const v5 = await ok(process.execPath, [tsc, '--version'], dir);
+        assert.match(v5.stdout, /^Version 5\./, 'the example installs TypeScript 5');
+        // TypeScript 7 builds it as well (into its own directory; dist/ is run below).
+        for (const c of compilers.slice(1))
+          await ok(
+            process.execPath,
+            [c.tsc(dir), '-p', 'tsconfig.json', '--outDir', 'dist-ts7'],
+            dir,
+          );
         for (const { script, stdout } of runs) {
           const r = await ok(npm, ['run', '--silent', script], dir);
           for (const re of stdout)
@@ -213,28 +323,107 @@ describe('examples stand alone: copied, installed from the packed library, type-
     );
   }
 
+  for (const project of consumerProjects) {
+    test(
+      `${project.name}: type-checks against the packed declarations with TypeScript 5 and 7`,
+      { timeout: minutes(12) },
+      async () => {
+        const dir = join(work, `consumer-${project.name.replace(/\W+/g, '-')}`);
+        mkdirSync(dir);
+        await project.create(dir);
+        await ok(
+          npm,
+          [
+            'install',
+            '--no-audit',
+            '--no-fund',
+            '--prefer-offline',
+            '--loglevel=error',
+            tarball,
+            testingTarball,
+            ...project.install,
+          ],
+          dir,
+        );
+        for (const c of compilers) {
+          const r = await project.check(dir, c.tsc(dir));
+          assert.equal(r.code, 0, `${project.name} with ${c.label}\n${r.stdout}\n${r.stderr}`);
+        }
+      },
+    );
+  }
+
   test(
-    'source maps in the package point at sources that ship in it',
+    'the runtime package holds the runtime only: no test server, no sources, no maps, no protobuf or CEL',
     { timeout: minutes(2) },
     async () => {
       const listing = await ok('tar', ['-tzf', tarball], work);
-      const files = new Set(listing.stdout.split('\n').filter((f) => f !== ''));
-      const maps = [...files].filter((f) => f.endsWith('.map'));
-      assert.ok(maps.length > 0, 'the package has source maps');
-      const dir = join(work, 'unpacked');
-      mkdirSync(dir);
-      await ok('tar', ['-xzf', tarball, '-C', dir], work);
-      const missing: string[] = [];
-      for (const map of maps) {
-        const { sources } = JSON.parse(readFileSync(join(dir, map), 'utf8')) as {
-          sources: string[];
-        };
-        for (const source of sources) {
-          const target = posix.normalize(posix.join(posix.dirname(map), source));
-          if (!files.has(target)) missing.push(`${map} -> ${source}`);
-        }
-      }
-      assert.deepEqual(missing.slice(0, 5), []);
+      const files = listing.stdout.split('\n').filter((f) => f !== '');
+      assert.deepEqual(
+        files.filter((f) => /^package\/(src|dist\/testing)\/|\.map$/.test(f)).slice(0, 5),
+        [],
+      );
+      const manifest = JSON.parse(
+        (await ok('tar', ['-xzOf', tarball, 'package/package.json'], work)).stdout,
+      ) as { dependencies: Record<string, string>; exports: Record<string, unknown> };
+      assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['eventemitter3', 'p-limit']);
+      assert.equal(manifest.exports['./testing'], undefined);
+      const testing = await ok('tar', ['-tzf', testingTarball], work);
+      assert.ok(testing.stdout.includes('package/dist/apiserver.js'), testing.stdout);
+    },
+  );
+
+  test(
+    'a production install (npm prune --omit=dev) holds no test server, takes --kubeconfig, and says what to install without it',
+    { timeout: minutes(3) },
+    async () => {
+      const dir = join(work, 'production');
+      cpSync(join(root, 'examples', 'pod-watcher'), dir, {
+        recursive: true,
+        filter: (src) => !/[/\\](node_modules|dist)$/.test(src),
+      });
+      // As the example's Dockerfile does: install everything, compile, then drop the
+      // development dependencies (tsx, TypeScript, the test server).
+      await ok(
+        npm,
+        [
+          'install',
+          '--no-audit',
+          '--no-fund',
+          '--prefer-offline',
+          '--loglevel=error',
+          tarball,
+          testingTarball,
+        ],
+        dir,
+      );
+      await ok(
+        process.execPath,
+        [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
+        dir,
+      );
+      await ok(npm, ['prune', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+      assert.throws(() => readdirSync(join(dir, 'node_modules/@kube-controller-kit/testing')));
+      assert.throws(() => readdirSync(join(dir, 'node_modules/protobufjs')));
+      assert.match(readFileSync(join(dir, 'src/main.ts'), 'utf8'), /@kube-controller-kit\/testing/);
+      const r = await run(process.execPath, ['dist/main.js'], dir);
+      assert.notEqual(r.code, 0);
+      assert.match(
+        r.stderr,
+        /the in-memory API server is not installed: npm install --save-dev @kube-controller-kit\/testing, or pass --kubeconfig PATH/,
+      );
+      const help = await ok(process.execPath, ['dist/main.js', '--help'], dir);
+      assert.match(help.stdout, /^Usage: /);
+      // With --kubeconfig the program goes for the real cluster and never asks for the
+      // test server (here the file is missing, which it says).
+      const real = await run(
+        process.execPath,
+        ['dist/main.js', '--kubeconfig', join(dir, 'none')],
+        dir,
+      );
+      assert.notEqual(real.code, 0);
+      assert.match(real.stderr, /kubeconfig \S+none does not exist/);
+      assert.doesNotMatch(real.stderr, /kube-controller-kit\/testing/);
     },
   );
 
@@ -267,6 +456,7 @@ describe('examples stand alone: copied, installed from the packed library, type-
             '--prefer-offline',
             '--loglevel=error',
             tarball,
+            testingTarball,
             ...extra,
             'prom-client@^15',
             'yaml@^2',
@@ -280,7 +470,7 @@ describe('examples stand alone: copied, installed from the packed library, type-
           join(dir, 'main.cjs'),
           [
             "const kit = require('kube-controller-kit');",
-            "const testing = require('kube-controller-kit/testing');",
+            "const testing = require('@kube-controller-kit/testing');",
             "const metrics = require('kube-controller-kit/metrics');",
             "const codegen = require('kube-controller-kit/codegen');",
             'console.log(process.versions.node.split(".")[0], kit.VERSION, typeof kit.SharedInformerFactory, typeof testing.startTestApiServer, typeof metrics.PrometheusMetricsProvider, typeof codegen.generateTypes);',
@@ -299,7 +489,7 @@ describe('examples stand alone: copied, installed from the packed library, type-
         assert.doesNotMatch(r.stderr, /ERR_REQUIRE|top-level await/);
         writeFileSync(
           join(dir, 'main.cts'),
-          "import kit = require('kube-controller-kit');\nimport testing = require('kube-controller-kit/testing');\nconst v: string = kit.VERSION;\nexport const start: typeof testing.startTestApiServer = testing.startTestApiServer;\nconsole.log(v);\n",
+          "import kit = require('kube-controller-kit');\nimport testing = require('@kube-controller-kit/testing');\nconst v: string = kit.VERSION;\nexport const start: typeof testing.startTestApiServer = testing.startTestApiServer;\nconsole.log(v);\n",
         );
         writeFileSync(
           join(dir, 'tsconfig.json'),
@@ -315,11 +505,8 @@ describe('examples stand alone: copied, installed from the packed library, type-
             files: ['main.cts'],
           }),
         );
-        await ok(
-          process.execPath,
-          [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
-          dir,
-        );
+        for (const c of compilers)
+          await ok(process.execPath, [c.tsc(dir), '-p', 'tsconfig.json'], dir);
       },
     );
   }

@@ -1,8 +1,8 @@
 // Shared by the example tests: the example's Application CRD, read from its manifest.
 import { fileURLToPath } from 'node:url';
 import type { UnstructuredObject } from '../../src/client/types.js';
-import type { TestApiServer } from '../../src/testing/index.js';
-import { readManifests } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
+import { readManifests } from '../../src/program/index.js';
 
 /** The in-memory server's CustomResourceDefinition resource. */
 export const crdRef = { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions' };

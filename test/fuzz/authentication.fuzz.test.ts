@@ -6,14 +6,17 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { Authenticator, bearerToken } from '../../src/testing/authentication.js';
+import { Authenticator, bearerToken } from '../../packages/testing/src/authentication.js';
 import {
   alwaysAllow,
   requestAttributes,
   withPrivilegedGroup,
-} from '../../src/testing/authorization.js';
-import { impersonate, impersonationHeaders } from '../../src/testing/impersonation.js';
-import { ServiceAccountTokens, decodeJwt } from '../../src/testing/service_account_tokens.js';
+} from '../../packages/testing/src/authorization.js';
+import { impersonate, impersonationHeaders } from '../../packages/testing/src/impersonation.js';
+import {
+  ServiceAccountTokens,
+  decodeJwt,
+} from '../../packages/testing/src/service_account_tokens.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { FakeClock } from '../../src/util/clock.js';
 

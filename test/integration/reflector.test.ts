@@ -12,8 +12,8 @@ import { podsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import { noopLogger } from '../../src/util/logger.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import type { V1Pod } from '@kubernetes/client-node';
 import { eventually as waitFor } from '../support/eventually.js';
 

@@ -10,8 +10,8 @@ import { Transport } from '../../src/client/transport.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { LeaderElector, LeaseLock } from '../../src/leaderelection/index.js';
 import type { Lease, LeaseClient, LeaseRequestOptions } from '../../src/leaderelection/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 
 const timing = { leaseDurationMs: 2_000, renewDeadlineMs: 1_400, retryPeriodMs: 300 };
 const SLACK = 600; // scheduling and request latency on a busy machine

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import type { Serialized } from '../../src/client/types.js';
 import { Manager } from '../../src/manager/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 
 interface CoreEventLike {

@@ -12,8 +12,8 @@ import {
   RunnableFailedError,
 } from '../../src/manager/index.js';
 import type { ManagerOptions } from '../../src/manager/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';

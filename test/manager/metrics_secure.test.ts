@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually } from '../support/eventually.js';
 import { Manager } from '../../src/manager/index.js';
-import { generateTestCertificates, startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer, TestCertificates } from '../../src/testing/index.js';
+import { generateTestCertificates, startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer, TestCertificates } from '../../packages/testing/src/index.js';
 
 const rbac = (resource: string): { group: string; resource: string } => ({
   group: 'rbac.authorization.k8s.io',

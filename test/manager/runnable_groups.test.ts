@@ -15,8 +15,8 @@ import {
 import type { RunnableGroupName } from '../../src/manager/index.js';
 import { RunnableGroup } from '../../src/manager/runnable_group.js';
 import { configMapsResource } from '../../src/client/builtins.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { recordingLogger } from './support.js';

@@ -11,8 +11,8 @@ import { Registry } from 'prom-client';
 import { Controller } from '../../src/controller/index.js';
 import { Manager } from '../../src/manager/index.js';
 import { PrometheusMetricsProvider } from '../../src/metrics/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { setDefaultMetricsProvider } from '../../src/workqueue/index.js';
 

@@ -9,8 +9,8 @@ import { configMapsResource } from '../../src/client/builtins.js';
 import { Controller } from '../../src/controller/index.js';
 import { Manager } from '../../src/manager/index.js';
 import type { ManagerOptions } from '../../src/manager/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
 

@@ -11,8 +11,10 @@ import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import { Controller, reconcileTimeBuckets } from '../../src/controller/index.js';
 import { PrometheusControllerMetricsProvider } from '../../src/metrics/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
+import { realClock } from '../../src/util/clock.js';
+import type { Clock } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
 
@@ -50,9 +52,21 @@ describe('controller_runtime_* metrics', () => {
     const seen = new Map<string, number>();
     let releaseSlow!: () => void;
     const slowGate = new Promise<void>((r) => (releaseSlow = r));
+    // The controller's clock: real timers, and a now() that the test moves 250 ms forward
+    // while the slow reconcile is blocked. The real clock ticks in whole milliseconds, and
+    // on a fast runtime (Node 24 here) all eight reconciles can start and end within one
+    // tick each, so the histogram's sum may honestly be 0; with the move, the slow one lasts
+    // 0.25 s on the controller's clock on any machine.
+    let movedMs = 0;
+    const clock: Clock = {
+      now: () => realClock.now() + movedMs,
+      setTimeout: (callback, delayMs) => realClock.setTimeout(callback, delayMs),
+      sleep: (delayMs, signal) => realClock.sleep(delayMs, signal),
+    };
     const controller = new Controller({
       name: 'cms',
       workers: 3,
+      clock,
       logger: noopLogger,
       onError: () => {},
       controllerMetricsProvider: provider,
@@ -94,6 +108,7 @@ describe('controller_runtime_* metrics', () => {
       (sample(during, 'controller_runtime_active_workers{controller="cms"}') ?? 0) >= 1,
       'the worker blocked in the slow reconcile counts as active',
     );
+    movedMs += 250;
     releaseSlow();
     await eventually(
       'every key reconciled to success',
@@ -123,7 +138,12 @@ describe('controller_runtime_* metrics', () => {
       8,
     );
     const sum = sample(text, 'controller_runtime_reconcile_time_seconds_sum{controller="cms"}')!;
-    assert.ok(sum > 0 && sum < 60, `plausible total reconcile time, got ${sum}`);
+    assert.ok(sum >= 0.25 && sum < 60, `the slow reconcile's 0.25 s is in the sum, got ${sum}`);
+    assert.ok(
+      sample(text, 'controller_runtime_reconcile_time_seconds_bucket{le="0.1",controller="cms"}')! <
+        8,
+      'the slow reconcile is counted above the 0.1 s bucket',
+    );
     assert.equal(
       sample(text, 'controller_runtime_reconcile_time_seconds_bucket{le="60",controller="cms"}'),
       8,

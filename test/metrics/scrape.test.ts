@@ -16,7 +16,7 @@ import {
   getDefaultRestClientMetricsProvider,
   setDefaultRestClientMetricsProvider,
 } from '../../src/metrics/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { RateLimitingQueue } from '../../src/workqueue/index.js';
 import { eventually } from '../support/eventually.js';

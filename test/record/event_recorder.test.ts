@@ -12,8 +12,8 @@ import {
   setDefaultEventMetricsProvider,
 } from '../../src/record/index.js';
 import type { CoreEvent, EventBroadcasterOptions } from '../../src/record/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { FakeClock, flushAsync } from '../../src/util/clock.js';
 import { configMap, countingMetrics, memoryLogger } from './support.js';
 

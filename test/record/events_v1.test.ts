@@ -8,8 +8,8 @@ import {
   eventsV1Resource,
 } from '../../src/record/index.js';
 import type { EventsV1Event } from '../../src/record/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { FakeClock, flushAsync } from '../../src/util/clock.js';
 import { eventually } from '../support/eventually.js';
 import { configMap, memoryLogger } from './support.js';

@@ -11,8 +11,8 @@ import { configMapsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { Serialized } from '../../src/client/types.js';
 import { EventBroadcaster } from '../../src/record/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { memoryLogger } from './support.js';
 
 function hasKubectl(): boolean {

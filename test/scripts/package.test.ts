@@ -1,7 +1,9 @@
 // What a package reader gets: `npm pack` ships the guides and the API reference next to the
 // README, the package metadata points at the repository, the README's links work from
 // node_modules or the registry page (absolute, and each names a file that exists), and every
-// runtime dependency is imported by the library (none downloaded for nothing).
+// runtime dependency is imported by the library (none downloaded for nothing). The runtime
+// package holds the runtime only: the in-memory API server is @kube-controller-kit/testing
+// (packages/testing), with the dependencies only it needs.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -41,16 +43,21 @@ describe('the package as published', () => {
     assert.equal(pkg.bugs?.url, `${REPO}/issues`);
   });
 
-  test('npm pack ships the README, LICENSE, CHANGELOG, every guide under docs/ and the sources; no tests or examples', async () => {
+  test('npm pack ships the README, LICENSE, CHANGELOG, every guide under docs/ and the compiled runtime; no sources, maps, test server, tests or examples', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: root,
       maxBuffer: 64 * 1024 * 1024,
     });
     const [report] = JSON.parse(stdout) as { files: { path: string }[] }[];
     const files = new Set(report!.files.map((f) => f.path));
-    for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json', 'src/index.ts']) {
+    for (const f of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) {
       assert.ok(files.has(f), `${f} is in the package`);
     }
+    assert.deepEqual(
+      [...files].filter((f) => /^(src|packages)\/|^dist\/testing\/|\.map$/.test(f)),
+      [],
+      'sources, maps and the test server stay out of the runtime package',
+    );
     const guides = readdirSync(join(root, 'docs')).filter((n) => n.endsWith('.md'));
     assert.ok(guides.length > 10);
     for (const g of guides) assert.ok(files.has(`docs/${g}`), `docs/${g} is in the package`);
@@ -60,9 +67,9 @@ describe('the package as published', () => {
     );
   });
 
-  test('the typedoc API reference ships too: files lists docs/api and prepublishOnly builds it', () => {
+  test('the typedoc API reference ships too: files lists docs/api and prepack (run by npm pack and npm publish alike) builds it', () => {
     assert.ok(pkg.files?.includes('docs/api'));
-    assert.match(pkg.scripts?.prepublishOnly ?? '', /npm run build && npm run docs/);
+    assert.match(pkg.scripts?.prepack ?? '', /npm run build && npm run docs/);
     const typedoc = JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as {
       out?: string;
     };
@@ -107,6 +114,39 @@ describe('the package as published', () => {
         (s) => s.includes(`from '${dep}'`) || s.includes(`from '${dep}/`),
       );
       assert.ok(imported, `${dep} is a dependency but nothing in src/ imports it`);
+    }
+  });
+
+  test('the test server is its own package: its dependencies are what only it imports, and it takes the runtime as a peer', () => {
+    const testingPkg = JSON.parse(
+      readFileSync(join(root, 'packages/testing/package.json'), 'utf8'),
+    ) as PackageJson & {
+      name: string;
+      version: string;
+      peerDependencies: Record<string, string>;
+    };
+    const rootPkg = pkg as PackageJson & {
+      version: string;
+      devDependencies: Record<string, string>;
+    };
+    assert.equal(testingPkg.name, '@kube-controller-kit/testing');
+    assert.equal(testingPkg.version, rootPkg.version, 'the two packages are released together');
+    assert.equal(testingPkg.peerDependencies['kube-controller-kit'], `^${rootPkg.version}`);
+    const sources = sourceFiles(join(root, 'packages/testing/src')).map((f) =>
+      readFileSync(f, 'utf8'),
+    );
+    for (const [dep, range] of Object.entries(testingPkg.dependencies ?? {})) {
+      assert.ok(
+        sources.some((s) => s.includes(`from '${dep}'`) || s.includes(`from '${dep}/`)),
+        `${dep} is a dependency of the test server but nothing in it imports it`,
+      );
+      // Developed and tested here against the root's lockfile: the same range.
+      assert.equal(
+        rootPkg.devDependencies[dep],
+        range,
+        `${dep}: the root develops with the same range`,
+      );
+      assert.equal(pkg.dependencies?.[dep], undefined, `${dep} is not a runtime dependency`);
     }
   });
 });

@@ -9,8 +9,8 @@ import { formatMicroTime } from '../../src/apimachinery/micro_time.js';
 import { configMapsResource, secretsResource } from '../../src/client/builtins.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { HashRing, Sharder, objectHashKey } from '../../src/sharding/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
 

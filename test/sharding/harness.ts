@@ -21,7 +21,7 @@ import {
 } from '../../src/sharding/index.js';
 import { fnv1a64 } from '../../src/apimachinery/shard_selector.js';
 import type { RingLabels, ShardingMetrics, ShardRunOutcome } from '../../src/sharding/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { eventually } from '../support/eventually.js';
 import { PartitionProxy } from '../support/partition_proxy.js';

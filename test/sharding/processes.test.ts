@@ -3,8 +3,8 @@
 // sharding.test.ts are checked on the reconcile lines the processes print.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { assertNoOverlap, Ring, timing, waitSettled } from './harness.js';
 import type { Interval } from './harness.js';
 import { ChildReplica } from './processes.js';

@@ -9,8 +9,8 @@
 //   at its renew deadline, sees nothing created meanwhile, and after healing rejoins.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { performance } from 'node:perf_hooks';
 import { eventually } from '../support/eventually.js';
 import { NAMESPACE, Ring, timing } from './harness.js';

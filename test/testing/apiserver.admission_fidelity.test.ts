@@ -4,8 +4,8 @@
 // Webhooks here are in-process handlers (same semantics as HTTPS, no TLS).
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import type { UnstructuredObject } from '../../src/client/types.js';
 import { raw } from './helpers.js';
 

@@ -5,8 +5,8 @@
 // apiextensions-apiserver answered to the same requests.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { TestApiServer } from '../../src/testing/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import { raw } from './helpers.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tests read arbitrary JSON answers */

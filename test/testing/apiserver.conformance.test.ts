@@ -2,8 +2,8 @@
 // differ from a real kube-apiserver, pinned here (timing with a fake clock).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { raw, RawWatch, until } from './helpers.js';
 

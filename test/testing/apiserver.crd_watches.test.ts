@@ -1,8 +1,8 @@
 // Open watches of a CustomResourceDefinition's resource when the CRD is deleted.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { makeCrd } from '../dynamic/helpers.js';
 import { raw, RawWatch, until } from './helpers.js';
 

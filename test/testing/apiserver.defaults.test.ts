@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { imageTag } from '../../src/testing/defaults/image.js';
-import { decodeObject, encodeObject } from '../../src/testing/protobuf/codec.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { imageTag } from '../../packages/testing/src/defaults/image.js';
+import { decodeObject, encodeObject } from '../../packages/testing/src/protobuf/codec.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { hasKubectl, raw } from './helpers.js';
 
 const CORE = '/api/v1/namespaces/default';

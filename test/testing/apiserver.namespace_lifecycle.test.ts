@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { kubectlSkip, raw, RawWatch } from './helpers.js';
 
 const cm = (name: string, namespace: string, finalizers?: string[]): Record<string, unknown> => ({

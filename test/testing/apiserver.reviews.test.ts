@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
-import { decodeObject, encodeObject } from '../../src/testing/protobuf/codec.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
+import { decodeObject, encodeObject } from '../../packages/testing/src/protobuf/codec.js';
 import { raw } from './helpers.js';
 
 const AUTHZ = '/apis/authorization.k8s.io/v1';

@@ -11,8 +11,8 @@ import {
   parseFeatureGates,
   runTestApiServerCli,
   startTestApiServer,
-} from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+} from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { raw, RawWatch, until } from './helpers.js';
 
 const LOW = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";

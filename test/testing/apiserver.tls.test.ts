@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 
 async function code(p: Promise<unknown>): Promise<number> {
   try {

@@ -6,8 +6,8 @@
 // TokenReview answer with the server's real decision.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { raw } from './helpers.js';
 import type { RawResponse } from './helpers.js';

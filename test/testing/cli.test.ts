@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runTestApiServerCli } from '../../src/testing/index.js';
+import { runTestApiServerCli } from '../../packages/testing/src/index.js';
 import { raw } from './helpers.js';
 
 describe('runTestApiServerCli', () => {

@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { namespaces } from '../../src/client/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer, TestApiServerOptions } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer, TestApiServerOptions } from '../../packages/testing/src/index.js';
 
 const run = promisify(execFile);
 

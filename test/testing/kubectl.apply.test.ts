@@ -7,8 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { TestApiServer } from '../../src/testing/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 
 function hasKubectl(): boolean {
   try {

@@ -13,8 +13,8 @@ import { after, before, describe, it } from 'node:test';
 import { configMapsResource } from '../../src/client/builtins.js';
 import { SharedInformerFactory } from '../../src/cache/factory.js';
 import { EventBroadcaster } from '../../src/record/index.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { kubectlSkip, until } from './helpers.js';
 

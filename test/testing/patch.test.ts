@@ -6,7 +6,7 @@ import {
   applyMergePatch,
   PatchError,
   strategicMerge,
-} from '../../src/testing/patch.js';
+} from '../../packages/testing/src/patch.js';
 
 describe('patch', () => {
   it('merge patch: null deletes a key, objects merge, arrays replace', () => {

@@ -10,9 +10,9 @@ import {
   decodeWatchFrames,
   encodeObject,
   PROTOBUF_MAGIC,
-} from '../../src/testing/protobuf/codec.js';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+} from '../../packages/testing/src/protobuf/codec.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 
 const PB = 'application/vnd.kubernetes.protobuf';
 const KUBECTL_ACCEPT = `${PB},application/json`;

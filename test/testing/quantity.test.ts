@@ -3,7 +3,7 @@
 // decimal SI suffix or a decimal exponent; equal values compare equal in any spelling).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseQuantity } from '../../src/testing/defaults/qos.js';
+import { parseQuantity } from '../../packages/testing/src/defaults/qos.js';
 
 const value = (q: unknown): number | undefined => {
   const r = parseQuantity(q);

@@ -4,13 +4,13 @@
 // openAPIV3Schema).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
-import { evaluateJsonPath } from '../../src/testing/jsonpath.js';
-import { humanAge } from '../../src/testing/table.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
+import { evaluateJsonPath } from '../../packages/testing/src/jsonpath.js';
+import { humanAge } from '../../packages/testing/src/table.js';
 import { FakeClock } from '../../src/util/clock.js';
 import { raw } from './helpers.js';
-import { BUILTIN_OPENAPI_SCHEMAS } from '../../src/testing/builtin_schemas.js';
+import { BUILTIN_OPENAPI_SCHEMAS } from '../../packages/testing/src/builtin_schemas.js';
 
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 

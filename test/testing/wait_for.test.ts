@@ -1,4 +1,4 @@
-// waitFor from kube-controller-kit/testing: polls a check until it passes (returns something
+// waitFor from @kube-controller-kit/testing: polls a check until it passes (returns something
 // other than false/undefined/null without throwing), resolves with that value, and fails
 // with what was awaited and the last reason once the timeout passes. The server's in-process
 // helpers take generated types (interfaces without an index signature).
@@ -9,7 +9,7 @@ import {
   WaitForTimeoutError,
   startTestApiServer,
   waitFor,
-} from '../../src/testing/index.js';
+} from '../../packages/testing/src/index.js';
 import type { ObjectMeta } from '../../src/index.js';
 
 /** As `kube-controller-kit gen types` writes it: no index signature. */
@@ -112,7 +112,7 @@ describe('waitFor', () => {
     }
   });
 
-  test('FakeClock is exported from kube-controller-kit/testing, as the README says', () => {
+  test('FakeClock is exported from @kube-controller-kit/testing, as the README says', () => {
     const clock = new FakeClock(0);
     clock.advanceSync(5);
     assert.equal(clock.now(), 5);

@@ -1,6 +1,8 @@
 // The Logger works with pino's (fields, message) and winston's (message, fields) signatures,
 // through adapters or detection, and an Error passed as a field keeps its stack in every
-// logger: the console logger, pino's JSON lines and winston's.
+// logger: the console logger, pino's JSON lines and winston's. Each writes the error's
+// message once in a line (issue #36, item 5): the stack keeps its frames, not V8's
+// `Name: message` header, and an ApiError's `summary` is not copied beside its message.
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
@@ -9,7 +11,7 @@ import { pino } from 'pino';
 import winston from 'winston';
 import { ApiError } from '../../src/client/errors.js';
 import { Transport } from '../../src/client/transport.js';
-import { startTestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
 import {
   consoleLogger,
   isPinoLogger,
@@ -25,19 +27,29 @@ import { Queue, runWorkers } from '../../src/workqueue/index.js';
 import { eventually } from '../support/eventually.js';
 
 /** JSON lines written to a stream. */
-function lines(stream: PassThrough): Record<string, unknown>[] {
+function lines(stream: PassThrough, raw: string[] = []): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   stream.on('data', (chunk: Buffer) => {
-    for (const l of chunk.toString('utf8').split('\n')) if (l !== '') out.push(JSON.parse(l));
+    for (const l of chunk.toString('utf8').split('\n')) {
+      if (l === '') continue;
+      raw.push(l);
+      out.push(JSON.parse(l));
+    }
   });
   return out;
+}
+
+/** How many times `needle` occurs in `text`. */
+function occurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
 }
 
 function pinoTo(t: TestContext, level = 'debug') {
   const stream = new PassThrough();
   t.after(() => stream.destroy());
-  const written = lines(stream);
-  return { logger: pino({ level }, stream), written };
+  const raw: string[] = [];
+  const written = lines(stream, raw);
+  return { logger: pino({ level }, stream), written, raw };
 }
 
 function winstonTo(t: TestContext, level = 'debug') {
@@ -51,7 +63,8 @@ function winstonTo(t: TestContext, level = 'debug') {
     logger.close();
     stream.destroy();
   });
-  return { logger, written: lines(stream) };
+  const raw: string[] = [];
+  return { logger, written: lines(stream, raw), raw };
 }
 
 function failing(): ApiError {
@@ -69,8 +82,8 @@ function failing(): ApiError {
   );
 }
 
-test('pino: pinoLogger calls (fields, message), and an Error field keeps type, message, stack, code, reason and cause', async (t) => {
-  const { logger: p, written } = pinoTo(t);
+test('pino: pinoLogger calls (fields, message), and an Error field keeps type, message, stack, code, reason and cause, its message once', async (t) => {
+  const { logger: p, written, raw } = pinoTo(t);
   const logger = pinoLogger(p);
   const err = failing();
   logger.warn('list failed', { resource: 'pods', attempt: 2, error: err });
@@ -86,9 +99,12 @@ test('pino: pinoLogger calls (fields, message), and an Error field keeps type, m
   assert.equal(e.message, 'GET /api/v1/pods: forbidden: nope');
   assert.equal(e.code, 403);
   assert.equal(e.reason, 'Forbidden');
-  assert.match(String(e.stack), /^ApiError: GET \/api\/v1\/pods: forbidden: nope\n\s+at /);
+  assert.match(String(e.stack), /^\s+at /, 'the stack is its frames');
   assert.match(String(e.stack), /logger\.test\.ts/);
+  assert.equal(e.summary, undefined, 'the summary restates the message');
   assert.equal((e.cause as Record<string, unknown>).message, 'socket hang up');
+  assert.equal(occurrences(raw[0]!, 'forbidden: nope'), 1, `said once: ${raw[0]}`);
+  assert.equal(occurrences(raw[0]!, 'socket hang up'), 1, 'the cause once too');
   assert.equal(debug!.msg, 'detail');
   assert.equal(debug!.n, 1);
 });
@@ -107,8 +123,8 @@ test('pino passed as it is would lose the fields; toLogger recognizes it and kee
   assert.equal(written[1]!.resource, 'pods');
 });
 
-test('winston: winstonLogger calls log(level, message, fields), and an Error field keeps its stack', async (t) => {
-  const { logger: w, written } = winstonTo(t);
+test('winston: winstonLogger calls log(level, message, fields), and an Error field keeps its stack, its message once', async (t) => {
+  const { logger: w, written, raw } = winstonTo(t);
   const logger = winstonLogger(w);
   const err = failing();
   logger.error('watch failed', { resource: 'pods', error: err });
@@ -121,8 +137,9 @@ test('winston: winstonLogger calls log(level, message, fields), and an Error fie
   const e = line!.error as Record<string, unknown>;
   assert.equal(e.type, 'ApiError');
   assert.equal(e.code, 403);
-  assert.match(String(e.stack), /^ApiError: .*\n\s+at /);
+  assert.match(String(e.stack), /^\s+at /);
   assert.equal((e.cause as Record<string, unknown>).message, 'socket hang up');
+  assert.equal(occurrences(raw[0]!, 'forbidden: nope'), 1, `said once: ${raw[0]}`);
   assert.equal(debug!.level, 'debug');
   assert.equal(debug!.n, 1);
 });
@@ -135,10 +152,8 @@ test('winston passed as it is writes an Error field as {}; toLogger recognizes i
   toLogger(w).warn('adapted', { error: new Error('boom') });
   await eventually('two winston lines', () => written.length === 2);
   assert.deepEqual(written[0]!.error, {}, 'winston lost the error');
-  assert.match(
-    String((written[1]!.error as Record<string, unknown>).stack),
-    /^Error: boom\n\s+at /,
-  );
+  assert.equal((written[1]!.error as Record<string, unknown>).message, 'boom');
+  assert.match(String((written[1]!.error as Record<string, unknown>).stack), /^\s+at /);
 });
 
 test('toLogger passes a Logger (or console) through unchanged', () => {
@@ -146,7 +161,7 @@ test('toLogger passes a Logger (or console) through unchanged', () => {
   assert.equal(toLogger(console), console);
 });
 
-test('the console logger prints an Error field message on the line and its stack and causes below', (t) => {
+test('the console logger prints an Error field message once, on the line, and its type, frames and causes below', (t) => {
   const written: string[] = [];
   const original = process.stderr.write.bind(process.stderr);
   process.stderr.write = (chunk: string | Uint8Array) => {
@@ -166,9 +181,11 @@ test('the console logger prints an Error field message on the line and its stack
     'WARN [kube-controller-kit] list failed resource=pods error=GET /api/v1/pods: forbidden: nope',
   );
   const below = rest.join('\n');
-  assert.match(below, /^ {2}error: ApiError: GET \/api\/v1\/pods: forbidden: nope\n {4}at /);
+  assert.match(below, /^ {2}error: ApiError\n {4}at /);
   assert.match(below, /logger\.test\.ts/);
   assert.match(below, /caused by: Error: socket hang up\n {4}at /);
+  assert.equal(occurrences(written[0]!, 'forbidden: nope'), 1, 'the message is said once');
+  assert.equal(occurrences(written[0]!, 'socket hang up'), 1, 'the cause once too');
 });
 
 test('serializeError bounds the cause chain and copies only primitive fields', () => {
@@ -183,7 +200,17 @@ test('serializeError bounds the cause chain and copies only primitive fields', (
   assert.equal(depth, 5);
   const api = serializeError(failing());
   assert.equal(api.status, undefined, 'the Status object is not copied');
-  assert.equal(api.summary, 'forbidden: nope');
+  assert.equal(api.summary, undefined, 'the summary restates the message: left out');
+  assert.equal(api.code, 403);
+  const custom = new Error('set by hand');
+  custom.stack = 'a stack without the usual header';
+  assert.equal(serializeError(custom).stack, 'a stack without the usual header', 'kept whole');
+  const multiline = new Error('first line\nsecond line');
+  assert.match(
+    String(serializeError(multiline).stack),
+    /^\s+at /,
+    'a multi-line header is taken off',
+  );
 });
 
 test('a transport given a pino logger writes its debug lines with their fields (toLogger applied)', async (t) => {
@@ -224,8 +251,6 @@ test('runWorkers given a winston logger logs a failed handler with the error sta
   await eventually('the failure line', () => written.length === 1);
   assert.equal(written[0]!.message, 'work queue handler failed');
   assert.equal(written[0]!.item, 'k');
-  assert.match(
-    String((written[0]!.error as Record<string, unknown>).stack),
-    /^Error: reconcile exploded\n\s+at /,
-  );
+  assert.equal((written[0]!.error as Record<string, unknown>).message, 'reconcile exploded');
+  assert.match(String((written[0]!.error as Record<string, unknown>).stack), /^\s+at /);
 });

@@ -13,8 +13,9 @@ import { ApiError } from '../../src/client/errors.js';
 import { customResourceDefinitionsResource } from '../../src/client/builtins.js';
 import { ResourceClient } from '../../src/client/resource_client.js';
 import type { ApiResource, UnstructuredObject } from '../../src/client/types.js';
-import { applyManifests, readManifests, startTestApiServer } from '../../src/testing/index.js';
-import type { TestApiServer } from '../../src/testing/index.js';
+import { startTestApiServer } from '../../packages/testing/src/index.js';
+import { applyManifests, readManifests } from '../../src/program/index.js';
+import type { TestApiServer } from '../../packages/testing/src/index.js';
 import { noopLogger } from '../../src/util/logger.js';
 import {
   WebhookServer,

@@ -11,14 +11,28 @@
  * the operator still runs, so no object is left with a finalizer that no one will remove.
  */
 import type { V1Deployment } from '@kubernetes/client-node';
-import { ResourceClient, deploymentsResource, isNotFound } from 'kube-controller-kit';
-import type { Logger, Serialized } from 'kube-controller-kit';
-import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
-import type { Cluster } from 'kube-controller-kit/testing';
+import {
+  clusterFlags,
+  deploymentsResource,
+  isNotFound,
+  openCluster,
+  packageFile,
+  ResourceClient,
+  runProgram,
+} from 'kube-controller-kit';
+import type { Cluster, Logger, Serialized } from 'kube-controller-kit';
+import type { TestApiServer } from '@kube-controller-kit/testing';
 import { FINALIZER, runOperator } from './operator.js';
 import type { OperatorEvent } from './operator.js';
 import { applicationResource } from './generated/application_v1.js';
 import type { Application } from './generated/application_v1.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 const names = ['frontend', 'backend', 'worker'];
 
@@ -51,6 +65,7 @@ await runProgram(
     }
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
       manifests: [packageFile(import.meta.url, 'crd.yaml')],
       fieldManager: 'application-operator-demo',
       logger,
@@ -69,7 +84,7 @@ await runProgram(
 );
 
 async function story(
-  cluster: Cluster,
+  cluster: Cluster<TestApiServer>,
   namespace: string,
   interrupted: AbortSignal,
   timeoutMs: number,

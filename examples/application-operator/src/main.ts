@@ -13,13 +13,17 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  WebhookServer,
+  clusterFlags,
   errorMessage,
   generateCertificateAuthority,
+  openCluster,
+  packageFile,
+  runProgram,
   setDefaultControllerMetricsProvider,
   setDefaultMetricsProvider,
   setDefaultRestClientMetricsProvider,
   setDefaultWebhookMetricsProvider,
+  WebhookServer,
   writeCertificateFiles,
 } from 'kube-controller-kit';
 import {
@@ -27,9 +31,15 @@ import {
   PrometheusMetricsProvider,
   PrometheusWebhookMetricsProvider,
 } from 'kube-controller-kit/metrics';
-import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { runOperator } from './operator.js';
 import { installApplicationWebhooks, registerApplicationWebhooks } from './webhooks.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 await runProgram(
   {
@@ -104,6 +114,7 @@ await runProgram(
     const crd = packageFile(import.meta.url, 'crd.yaml');
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
       manifests: [crd],
       fieldManager: 'application-operator',
       logger,

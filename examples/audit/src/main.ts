@@ -5,9 +5,16 @@
  * stops following it; it exits. `--kubeconfig [PATH]`: a real cluster; the summary is
  * printed every `--interval` seconds until Ctrl-C.
  */
-import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit/testing';
+import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit';
 import { Audit } from './audit.js';
 import type { AuditSummary } from './audit.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 function print(s: AuditSummary): void {
   const kinds = Object.entries(s.resources);
@@ -40,7 +47,12 @@ await runProgram(
     },
   },
   async ({ flags, signal, logger }) => {
-    const cluster = await openCluster({ kubeconfig: flags.kubeconfig, logger, signal });
+    const cluster = await openCluster({
+      kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
+      logger,
+      signal,
+    });
     try {
       const server = cluster.server;
       const audit = new Audit({

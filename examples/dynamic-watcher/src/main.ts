@@ -11,9 +11,16 @@ import {
   packageFile,
   readManifests,
   runProgram,
-} from 'kube-controller-kit/testing';
+} from 'kube-controller-kit';
 import { runDynamicWatcher } from './dynamic_watcher.js';
 import type { DynamicEvent } from './dynamic_watcher.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 await runProgram(
   {
@@ -27,7 +34,12 @@ await runProgram(
   },
   async ({ flags, signal, logger }) => {
     const group = flags.group ?? 'example.com';
-    const cluster = await openCluster({ kubeconfig: flags.kubeconfig, logger, signal });
+    const cluster = await openCluster({
+      kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
+      logger,
+      signal,
+    });
     try {
       const server = cluster.server;
       const stop = new AbortController();

@@ -7,13 +7,20 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
-import type { TestApiServer } from 'kube-controller-kit/testing';
+import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit';
+import type { TestApiServer } from '@kube-controller-kit/testing';
 import type { KubeConfigLike, Logger } from 'kube-controller-kit';
 import { ACCEPTED, runGateway } from './gateway.js';
 import type { CompiledEvent } from './gateway.js';
 import { apiRoutesResource, authPoliciesResource, rateLimitPoliciesResource } from './types.js';
 import type { ApiRoute } from './types.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 /** An upstream that answers `<name> <method> <path>`. */
 async function startUpstream(name: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -60,6 +67,7 @@ await runProgram(
   async ({ flags, signal, logger }) => {
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
       manifests: [packageFile(import.meta.url, 'crds.yaml')],
       fieldManager: 'gateway',
       logger,

@@ -5,9 +5,16 @@
  * against a real cluster until Ctrl-C (run it three times, or deploy it with replicas: 3).
  */
 import { hostname } from 'node:os';
-import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit/testing';
+import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit';
 import { STAMPED_BY, STAMP_LABEL, runReplica } from './replica.js';
 import type { ReplicaEvent } from './replica.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 const fast = { leaseDurationMs: 1500, renewDeadlineMs: 1000, retryPeriodMs: 200 };
 
@@ -31,7 +38,12 @@ await runProgram(
   },
   async ({ flags, signal, logger }) => {
     const namespace = flags.namespace ?? process.env.POD_NAMESPACE ?? 'default';
-    const cluster = await openCluster({ kubeconfig: flags.kubeconfig, logger, signal });
+    const cluster = await openCluster({
+      kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
+      logger,
+      signal,
+    });
     const leaders: string[] = [];
     const stamps: string[] = [];
     const print = (e: ReplicaEvent) => {

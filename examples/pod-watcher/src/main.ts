@@ -3,8 +3,15 @@
  * Default: the in-memory API server, seeded with two pods, then one added and one deleted;
  * exits by itself. `--kubeconfig [PATH]`: a real cluster, until Ctrl-C.
  */
-import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit/testing';
+import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit';
 import { runPodWatcher } from './pod_watcher.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ */
+const startInMemory = async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer();
 
 const pod = (name: string, node: string) => ({
   apiVersion: 'v1',
@@ -25,7 +32,12 @@ await runProgram(
     },
   },
   async ({ flags, signal, logger }) => {
-    const cluster = await openCluster({ kubeconfig: flags.kubeconfig, logger, signal });
+    const cluster = await openCluster({
+      kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory,
+      logger,
+      signal,
+    });
     try {
       const server = cluster.server;
       if (server !== undefined) {

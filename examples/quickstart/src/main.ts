@@ -1,8 +1,15 @@
 // The README's quick start, as a program: a Manager with a pod informer from its cache and a
 // controller that logs each pod's phase, the in-memory API server standing in for a
 // cluster. Run: npm start (`--help` for the flags; `--kubeconfig` for a real cluster).
-import { Controller, Manager, podsResource, splitMetaNamespaceKey } from 'kube-controller-kit';
-import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit/testing';
+import {
+  clusterFlags,
+  Controller,
+  Manager,
+  openCluster,
+  podsResource,
+  runProgram,
+  splitMetaNamespaceKey,
+} from 'kube-controller-kit';
 
 await runProgram(
   {

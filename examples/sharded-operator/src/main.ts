@@ -24,17 +24,30 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  clusterFlags,
   DEFAULT_RANGE_VIRTUAL_NODES,
-  HashRing,
-  LeaseLock,
-  ResourceClient,
-  Sharder,
   fnv1a64,
   hashRanges,
+  HashRing,
+  LeaseLock,
+  openCluster,
+  packageFile,
+  ResourceClient,
+  runProgram,
   runWhileLeading,
+  Sharder,
 } from 'kube-controller-kit';
-import { clusterFlags, openCluster, packageFile, runProgram } from 'kube-controller-kit/testing';
 import { RING, widgetsResource } from './widgets.js';
+
+/**
+ * The in-memory API server, from the development dependency `@kube-controller-kit/testing`:
+ * imported only when no `--kubeconfig` is given, so the production image does without it.
+ * `server` mode turns on the ShardedListAndWatch feature gate.
+ */
+const startInMemory = (mode: string) => async () =>
+  (await import('@kube-controller-kit/testing')).startTestApiServer(
+    mode === 'server' ? { featureGates: { ShardedListAndWatch: true } } : {},
+  );
 
 const here = fileURLToPath(import.meta.url);
 const replicaScript = join(here, '..', `replica${extname(here)}`);
@@ -78,8 +91,8 @@ await runProgram(
       throw new Error(`--mode must be labels or server, got ${mode}`);
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
+      inMemory: startInMemory(mode),
       manifests: [packageFile(import.meta.url, 'crd.yaml')],
-      serverOptions: mode === 'server' ? { featureGates: { ShardedListAndWatch: true } } : {},
       logger,
       signal,
     });

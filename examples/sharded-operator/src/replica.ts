@@ -10,8 +10,7 @@
  * cleanly: running reconciles finish, the Lease is released, and its Widgets go to the
  * other replicas at once.
  */
-import { RangeShard, Shard } from 'kube-controller-kit';
-import { clusterFlags, openCluster, runProgram } from 'kube-controller-kit/testing';
+import { clusterFlags, openCluster, RangeShard, runProgram, Shard } from 'kube-controller-kit';
 import { RING, runWidgetController } from './widgets.js';
 
 await runProgram(

@@ -5,22 +5,25 @@
 // keys, nulls, empty objects, atomic and untyped values are all crossed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { builtinType } from '../../../src/testing/fieldmanager/builtin_schema.js';
-import { changedFieldsV1 } from '../../../src/testing/fieldmanager/changed_fields.js';
-import { FieldManagerError } from '../../../src/testing/fieldmanager/errors.js';
+import { builtinType } from '../../../packages/testing/src/registry/index.js';
+import { changedFieldsV1 } from '../../../packages/testing/src/fieldmanager/changed_fields.js';
+import { FieldManagerError } from '../../../packages/testing/src/fieldmanager/errors.js';
 // The field manager's own sets: the cross-check runs with what a write runs with.
 import {
   MAIN_ENDPOINT_RESETS,
   STATUS_ENDPOINT_RESETS,
   STRIP,
-} from '../../../src/testing/fieldmanager/field_manager.js';
-import { FIELDS_LEAF, setToFieldsV1 } from '../../../src/testing/fieldmanager/fields_v1.js';
-import { makePath } from '../../../src/testing/fieldmanager/path.js';
-import type { JsonValue } from '../../../src/testing/fieldmanager/path.js';
-import type { TypeNode } from '../../../src/testing/fieldmanager/schema.js';
-import { customResourceType } from '../../../src/testing/fieldmanager/schema.js';
-import { FieldSet } from '../../../src/testing/fieldmanager/set.js';
-import { compare } from '../../../src/testing/fieldmanager/typed.js';
+} from '../../../packages/testing/src/fieldmanager/field_manager.js';
+import {
+  FIELDS_LEAF,
+  setToFieldsV1,
+} from '../../../packages/testing/src/fieldmanager/fields_v1.js';
+import { makePath } from '../../../packages/testing/src/fieldmanager/path.js';
+import type { JsonValue } from '../../../packages/testing/src/fieldmanager/path.js';
+import type { TypeNode } from '../../../packages/testing/src/fieldmanager/schema.js';
+import { customResourceType } from '../../../packages/testing/src/fieldmanager/schema.js';
+import { FieldSet } from '../../../packages/testing/src/fieldmanager/set.js';
+import { compare } from '../../../packages/testing/src/fieldmanager/typed.js';
 
 type Obj = { [k: string]: JsonValue };
 

@@ -4,24 +4,28 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../src/client/errors.js';
-import { builtinType } from '../../../src/testing/fieldmanager/builtin_schema.js';
-import type { FieldManagerScope } from '../../../src/testing/fieldmanager/field_manager.js';
+import { builtinType } from '../../../packages/testing/src/registry/index.js';
+import type { FieldManagerScope } from '../../../packages/testing/src/fieldmanager/field_manager.js';
 import {
   applyToObject,
   MAX_UPDATE_MANAGERS,
   updateManagedFields,
-} from '../../../src/testing/fieldmanager/field_manager.js';
-import { setToFieldsV1 } from '../../../src/testing/fieldmanager/fields_v1.js';
-import type { JsonValue } from '../../../src/testing/fieldmanager/path.js';
-import { keyElement, makePath, pathToString } from '../../../src/testing/fieldmanager/path.js';
-import { customResourceType } from '../../../src/testing/fieldmanager/schema.js';
+} from '../../../packages/testing/src/fieldmanager/field_manager.js';
+import { setToFieldsV1 } from '../../../packages/testing/src/fieldmanager/fields_v1.js';
+import type { JsonValue } from '../../../packages/testing/src/fieldmanager/path.js';
+import {
+  keyElement,
+  makePath,
+  pathToString,
+} from '../../../packages/testing/src/fieldmanager/path.js';
+import { customResourceType } from '../../../packages/testing/src/fieldmanager/schema.js';
 import {
   compare,
   merge,
   removeItems,
   toFieldSet,
-} from '../../../src/testing/fieldmanager/typed.js';
-import { FieldSet } from '../../../src/testing/fieldmanager/set.js';
+} from '../../../packages/testing/src/fieldmanager/typed.js';
+import { FieldSet } from '../../../packages/testing/src/fieldmanager/set.js';
 
 type Obj = { [k: string]: JsonValue };
 

@@ -2,8 +2,11 @@
 // fieldpath package). Expected encodings are the ones a real apiextensions-apiserver wrote.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FieldManagerError } from '../../../src/testing/fieldmanager/errors.js';
-import { fieldsV1ToSet, setToFieldsV1 } from '../../../src/testing/fieldmanager/fields_v1.js';
+import { FieldManagerError } from '../../../packages/testing/src/fieldmanager/errors.js';
+import {
+  fieldsV1ToSet,
+  setToFieldsV1,
+} from '../../../packages/testing/src/fieldmanager/fields_v1.js';
 import {
   compareElements,
   deserializeElement,
@@ -14,8 +17,8 @@ import {
   pathToString,
   serializeElement,
   valueElement,
-} from '../../../src/testing/fieldmanager/path.js';
-import { FieldSet } from '../../../src/testing/fieldmanager/set.js';
+} from '../../../packages/testing/src/fieldmanager/path.js';
+import { FieldSet } from '../../../packages/testing/src/fieldmanager/set.js';
 
 describe('field path elements', () => {
   it('serialize as f:, k: (key fields sorted by name), v: and i:', () => {

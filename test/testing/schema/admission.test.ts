@@ -13,7 +13,7 @@ import {
   validateCustomResource,
   warningHeader,
   withReplicas,
-} from '../../../src/testing/schema/index.js';
+} from '../../../packages/testing/src/schema/index.js';
 import type { UnstructuredObject } from '../../../src/client/types.js';
 
 const crd: UnstructuredObject = {

@@ -7,8 +7,8 @@ import {
   ruleCompilationCauses,
   toCel,
   validateCelRules,
-} from '../../../src/testing/schema/index.js';
-import type { StructuralSchema } from '../../../src/testing/schema/index.js';
+} from '../../../packages/testing/src/schema/index.js';
+import type { StructuralSchema } from '../../../packages/testing/src/schema/index.js';
 
 const schema: StructuralSchema = {
   type: 'object',

@@ -9,8 +9,8 @@ import {
   needsDefaults,
   pruneObject,
   unknownFields,
-} from '../../../src/testing/schema/index.js';
-import type { StructuralSchema } from '../../../src/testing/schema/index.js';
+} from '../../../packages/testing/src/schema/index.js';
+import type { StructuralSchema } from '../../../packages/testing/src/schema/index.js';
 
 const schema: StructuralSchema = {
   type: 'object',

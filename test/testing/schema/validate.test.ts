@@ -7,8 +7,8 @@ import {
   validateEmbeddedResources,
   validateListTypes,
   validateSchema,
-} from '../../../src/testing/schema/index.js';
-import type { StructuralSchema } from '../../../src/testing/schema/index.js';
+} from '../../../packages/testing/src/schema/index.js';
+import type { StructuralSchema } from '../../../packages/testing/src/schema/index.js';
 
 const spec = (
   properties: Record<string, StructuralSchema>,

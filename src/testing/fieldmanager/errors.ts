@@ -1,9 +1,0 @@
-/**
- * Errors of server-side apply's field management.
- *
- * @module
- */
-import { KubeControllerKitError } from '../../util/errors.js';
-
-/** Malformed field-management input: a bad `FieldsV1` key, a typed-value error, … */
-export class FieldManagerError extends KubeControllerKitError {}
