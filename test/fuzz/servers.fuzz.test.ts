@@ -15,9 +15,9 @@
 // every input; when the file ends nothing is left open (test/support/setup.ts) and no timer
 // of the kit's clock is left but the cert watcher's.
 //
-// CI runs each surface for FUZZ_SECONDS (default 3) from a random seed, printed; a longer
-// run by hand: FUZZ_SECONDS=600 (and --test-timeout=0); FUZZ_RUNS=N runs N inputs a
-// surface (without FUZZ_SECONDS, however long that takes); FUZZ_SEED=S replays.
+// Each surface runs on the fuzz budget (test/support/fuzz_budget.ts): 3 s from a random
+// seed, printed with the number of inputs; FUZZ_TIME_MS for longer, FUZZ_RUNS=N for N
+// inputs with no time limit (with --test-timeout=0), FUZZ_SEED=S to replay.
 // docs/reliability.md says how.
 import assert from 'node:assert/strict';
 import { constants as http2Constants, connect as h2connect } from 'node:http2';
@@ -43,35 +43,15 @@ import { json, kubeConfigFor, startStub, status } from '../client/stub.js';
 import type { Stub } from '../client/stub.js';
 import type { Harness } from '../webhook/support.js';
 import { post, review, startServer } from '../webhook/support.js';
+import type { FuzzBudget } from '../support/fuzz_budget.js';
+import { fuzz } from '../support/fuzz_budget.js';
 
-/** Seconds a surface runs; unset with FUZZ_RUNS set: no time limit. */
-const SECONDS =
-  process.env.FUZZ_SECONDS === undefined
-    ? process.env.FUZZ_RUNS === undefined
-      ? 3
-      : undefined
-    : Number(process.env.FUZZ_SECONDS);
-const RUNS = process.env.FUZZ_RUNS === undefined ? undefined : Number(process.env.FUZZ_RUNS);
-const SEED =
-  process.env.FUZZ_SEED === undefined
-    ? (Date.now() ^ (process.pid << 16)) >>> 0
-    : Number(process.env.FUZZ_SEED);
 /** An input that gets neither an answer nor a close within this is a hang: a failure. */
 const DEADLINE_MS = 10_000;
 
-/** fast-check parameters of one surface: seeded, time-boxed, the seed printed. */
-function parameters<T>(surface: string, examples: T[] = []): fc.Parameters<T> {
-  console.log(
-    `fuzz ${surface}: seed ${SEED}, ${RUNS ?? 'as many inputs as fit'}${SECONDS !== undefined ? ` in ${SECONDS} s` : ''} (replay: FUZZ_SEED=${SEED})`,
-  );
-  return {
-    seed: SEED,
-    numRuns: RUNS ?? 2 ** 31 - 1,
-    ...(SECONDS !== undefined
-      ? { interruptAfterTimeLimit: SECONDS * 1000, markInterruptAsFailure: false }
-      : {}),
-    examples,
-  };
+/** A surface's budget (test/support/fuzz_budget.ts): 3 s, or FUZZ_TIME_MS, or FUZZ_RUNS inputs. */
+function budget<T>(examples: T[] = []): FuzzBudget<T> {
+  return { timeMs: 3000, examples };
 }
 
 // ---------------------------------------------------------------- the process stays up
@@ -645,7 +625,6 @@ describe('webhook server fuzzing', () => {
   const logger = errorRecorder();
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   let session: ClientHttp2Session | undefined;
-  let inputs = 0;
 
   before(async () => {
     h = await startServer(registerWebhooks, { enableHTTP2: true, logger });
@@ -668,7 +647,6 @@ describe('webhook server fuzzing', () => {
     }
     assert.equal(h.clock.pendingTimers(), 1, 'only the cert watcher timer is left');
     await h.stop();
-    console.log(`fuzz webhook server: ${inputs} inputs`);
   });
 
   async function goodReviewAnswered(): Promise<void> {
@@ -684,8 +662,9 @@ describe('webhook server fuzzing', () => {
     assert.equal((answer.json().response as { allowed: boolean }).allowed, true);
   }
 
-  test('raw HTTP/1.1 over TLS: every input is answered or closed, never a 500, and the next review is served', async () => {
-    await fc.assert(
+  test('raw HTTP/1.1 over TLS: every input is answered or closed, never a 500, and the next review is served', async (t) => {
+    await fuzz(
+      t,
       fc.asyncProperty(
         fc.oneof(
           {
@@ -702,14 +681,13 @@ describe('webhook server fuzzing', () => {
           },
         ),
         async ({ tls, b, halfClose }) => {
-          inputs++;
           const out = await exchange(tls ? tlsOpen(h.port()) : tcpOpen(h.port()), b, halfClose);
           if (tls) assertNoKitFailure(out.text);
           await goodReviewAnswered();
           assert.deepEqual(logger.errors, []);
         },
       ),
-      parameters('webhook server, HTTP/1.1', [
+      budget([
         // Pinned: the issue's reproduction and its family.
         [
           {
@@ -782,7 +760,7 @@ describe('webhook server fuzzing', () => {
     );
   });
 
-  test('HTTP/2: every stream is answered or reset, never a 500, and the next review is served', async () => {
+  test('HTTP/2: every stream is answered or reset, never a 500, and the next review is served', async (t) => {
     const connect = async (): Promise<ClientHttp2Session> => {
       if (session !== undefined && !session.destroyed && !session.closed) return session;
       const next = h2connect(`https://127.0.0.1:${h.port()}`, { rejectUnauthorized: false });
@@ -812,9 +790,9 @@ describe('webhook server fuzzing', () => {
       ),
       body: fc.option(bodyArb, { nil: undefined }),
     });
-    await fc.assert(
+    await fuzz(
+      t,
       fc.asyncProperty(h2Arb, async (input) => {
-        inputs++;
         const s = await connect();
         const headers: Record<string, string> =
           input.method === 'CONNECT'
@@ -864,7 +842,7 @@ describe('webhook server fuzzing', () => {
         await goodReviewAnswered();
         assert.deepEqual(logger.errors, []);
       }),
-      parameters('webhook server, HTTP/2', [
+      budget([
         // Found: 417 for an unknown Expect left the stream (and so the server's shutdown)
         // waiting for a body the client could never finish; a HEAD answer never `finish`es.
         ...['POST', 'HEAD'].map((method): [H2Input] => [
@@ -886,7 +864,6 @@ describe('webhook server fuzzing', () => {
 describe('probe server fuzzing', () => {
   let server: HttpServer;
   const logger = errorRecorder();
-  let inputs = 0;
   before(async () => {
     const healthz = new HealthCheckSet('/healthz');
     const readyz = new HealthCheckSet('/readyz');
@@ -903,10 +880,9 @@ describe('probe server fuzzing', () => {
   after(async () => {
     await settled();
     await server.close();
-    console.log(`fuzz probe server: ${inputs} inputs`);
   });
 
-  test('every input is answered or closed, never a 500 (every check passes), and /healthz is served after it', async () => {
+  test('every input is answered or closed, never a 500 (every check passes), and /healthz is served after it', async (t) => {
     const paths = [
       '/healthz',
       '/readyz',
@@ -916,12 +892,12 @@ describe('probe server fuzzing', () => {
       '/healthz?verbose',
       '/readyz?exclude=informer-sync&verbose',
     ];
-    await fc.assert(
+    await fuzz(
+      t,
       fc.asyncProperty(
         inputArb(paths, fc.string({ maxLength: 100 })),
         fc.boolean(),
         async (b, halfClose) => {
-          inputs++;
           const out = await exchange(tcpOpen(server.address.port), b, halfClose);
           assertNoKitFailure(out.text);
           const good = await exchange(
@@ -932,7 +908,7 @@ describe('probe server fuzzing', () => {
           assert.deepEqual(logger.errors, []);
         },
       ),
-      parameters('probe server'),
+      budget(),
     );
   });
 });
@@ -941,7 +917,6 @@ describe('secured metrics fuzzing', () => {
   let stub: Stub;
   let server: HttpServer;
   const logger = errorRecorder();
-  let inputs = 0;
   before(async () => {
     // The API server: a token starting with "ok" is authenticated (and allowed when it ends
     // with "!"), "no" is refused, anything else is a 503.
@@ -985,10 +960,9 @@ describe('secured metrics fuzzing', () => {
     await settled();
     await server.close();
     await stub.close();
-    console.log(`fuzz secured metrics: ${inputs} inputs`);
   });
 
-  test('every input is answered or closed; a 500 is only the filter saying the API server failed', async () => {
+  test('every input is answered or closed; a 500 is only the filter saying the API server failed', async (t) => {
     const authArb = fc.oneof(
       fc.constantFrom(
         'Bearer ok-x!',
@@ -1011,9 +985,9 @@ describe('secured metrics fuzzing', () => {
       ),
       auth: authArb,
     });
-    await fc.assert(
+    await fuzz(
+      t,
       fc.asyncProperty(arb, async ({ input, auth, halfClose }) => {
-        inputs++;
         // Put the Authorization header right after the request line.
         const text = input.toString('latin1');
         const eol = text.indexOf('\r\n');
@@ -1040,7 +1014,7 @@ describe('secured metrics fuzzing', () => {
         assert.deepEqual(good.statuses, [200]);
         assert.deepEqual(logger.errors, []);
       }),
-      parameters('secured metrics'),
+      budget(),
     );
   });
 });

@@ -22,8 +22,8 @@ import { FakeClock } from '../../src/util/clock.js';
 import { noopLogger } from '../../src/util/logger.js';
 import { json, kubeConfigFor, startStub, status } from '../client/stub.js';
 import type { Stub } from '../client/stub.js';
-import { startTestApiServer } from 'kube-controller-kit/testing';
-import type { TestApiServer } from 'kube-controller-kit/testing';
+import { startTestApiServer } from '@kube-controller-kit/testing';
+import type { TestApiServer } from '@kube-controller-kit/testing';
 import { recordingLogger } from './support.js';
 
 /** GET with the target exactly as given (curl --path-as-is) on a fresh connection. */
