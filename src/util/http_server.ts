@@ -262,8 +262,19 @@ function closeCarrier(req: GuardedRequest, code = http2Constants.NGHTTP2_NO_ERRO
  */
 function onAnswered(req: GuardedRequest, res: GuardedResponse, fn: () => void): void {
   const stream = streamOf(req);
-  if (stream !== undefined) stream.once('finish', fn);
-  else res.once('finish', fn);
+  if (stream === undefined) {
+    res.once('finish', fn);
+    return;
+  }
+  // The compatibility response waits for trailers: its last DATA frame is still queued in
+  // nghttp2 at 'finish'. A stream reset then can abort the process (Node 20: a native
+  // assertion in Http2Stream::OnTrailers on the destroyed stream, seen with a 7 MiB body
+  // the client was still sending), so it is reset only once the answer's end went out:
+  // its END_STREAM sent, or the trailers asked for and sent.
+  stream.once('finish', () => {
+    if (stream.state.localClose === 1 || stream.destroyed) fn();
+    else stream.once('wantTrailers', () => setImmediate(fn));
+  });
 }
 
 /** True once the client has sent the whole request (HTTP/2: its side of the stream is closed). */
