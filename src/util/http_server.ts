@@ -260,10 +260,20 @@ function closeCarrier(req: GuardedRequest, code = http2Constants.NGHTTP2_NO_ERRO
  * stream's own `finish` (the compatibility response emits `finish` only when the stream
  * closes, which a client that still owes its body can put off for ever).
  */
-function onAnswered(req: GuardedRequest, res: GuardedResponse, fn: () => void): void {
+function onAnswered(
+  req: GuardedRequest,
+  res: GuardedResponse,
+  fn: () => void,
+  waitForEnd = true,
+): void {
   const stream = streamOf(req);
   if (stream === undefined) {
     res.once('finish', fn);
+    return;
+  }
+  if (!waitForEnd) {
+    // An answer before any handler (417, 405): a few bytes, written at once.
+    stream.once('finish', fn);
     return;
   }
   // The compatibility response waits for trailers: its last DATA frame is still queued in
@@ -271,9 +281,24 @@ function onAnswered(req: GuardedRequest, res: GuardedResponse, fn: () => void): 
   // assertion in Http2Stream::OnTrailers on the destroyed stream, seen with a 7 MiB body
   // the client was still sending), so it is reset only once the answer's end went out:
   // its END_STREAM sent, or the trailers asked for and sent.
+  // 'wantTrailers' can come before or after 'finish'.
+  let finished = false;
+  let trailersAsked = false;
+  let called = false;
+  const ready = (): void => {
+    if (called || !finished) return;
+    if (trailersAsked || stream.state.localClose === 1 || stream.destroyed) {
+      called = true;
+      setImmediate(fn);
+    }
+  };
+  stream.once('wantTrailers', () => {
+    trailersAsked = true;
+    ready();
+  });
   stream.once('finish', () => {
-    if (stream.state.localClose === 1 || stream.destroyed) fn();
-    else stream.once('wantTrailers', () => setImmediate(fn));
+    finished = true;
+    ready();
   });
 }
 
@@ -567,7 +592,7 @@ export class GuardedHttpServer {
       `${this.name}: ${status} for ${String(req.method)} ${quoteTarget(req.url ?? '')}`,
     );
     this.#boundStream(req, res);
-    onAnswered(req, res, () => closeCarrier(req));
+    onAnswered(req, res, () => closeCarrier(req), false);
     this.#answer(req, res, status, text, true);
   }
 
