@@ -12,8 +12,10 @@
  *   error, with its stack: that is a bug in the server, not in the client.
  * - A response or socket `error` (a write after the end, a reset) is logged, never thrown.
  * - HTTP parse errors (a malformed request line or header, headers over
- *   `maxHeaderBytes`) are answered by Node before anything else: 400, 431, and 408 on a
- *   timeout, then the connection closes. TLS garbage ends the handshake.
+ *   `maxHeaderBytes`) are answered as Node answers them: 400, 431, and 408 on a timeout,
+ *   then the connection closes. Bytes that do not parse after a whole request wait for
+ *   that request's answer first, as Go reads the next request only once the handler
+ *   returned (Node's default wrote the 400 in its place). TLS garbage ends the handshake.
  * - Client mistakes are logged at debug, one line each, without a stack.
  *
  * **Every phase is bounded** ({@link HttpServerLimits}; controller-runtime's
@@ -38,7 +40,7 @@
  *
  * @module
  */
-import { createServer as createHttpServer } from 'node:http';
+import { STATUS_CODES, createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Server as HttpsServer } from 'node:https';
@@ -51,6 +53,7 @@ import type {
   ServerHttp2Stream,
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { SecureContextOptions, TlsOptions } from 'node:tls';
 import type { Clock, Timer } from './clock.js';
 import { realClock } from './clock.js';
@@ -325,6 +328,8 @@ export class GuardedHttpServer {
   readonly #sockets = new Set<Socket>();
   readonly #sessions = new Set<Http2Session>();
   readonly #timers = new Set<Timer>();
+  /** The request being answered on each HTTP/1.1 connection. */
+  readonly #inFlight = new WeakMap<object, { req: IncomingMessage; res: ServerResponse }>();
   readonly #tls: boolean;
   #address: AddressInfo | undefined;
   #closing = false;
@@ -385,6 +390,9 @@ export class GuardedHttpServer {
     // An Expect other than 100-continue: 417 (as Go), and the body is not waited for.
     this.#server.on('checkExpectation', (req: GuardedRequest, res: GuardedResponse) => {
       this.#refuse(req, res, 417, 'Expectation Failed');
+    });
+    this.#server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+      this.#clientError(err, socket);
     });
     this.#server.on('connection', (socket: Socket) => {
       this.#sockets.add(socket);
@@ -538,6 +546,14 @@ export class GuardedHttpServer {
       this.#answer(req, res, 400, '400 Bad Request', true);
       return;
     }
+    if (isHttp1(req)) {
+      const socket = (req as IncomingMessage).socket;
+      const inFlight = { req: req as IncomingMessage, res: res as ServerResponse };
+      this.#inFlight.set(socket, inFlight);
+      res.once('close', () => {
+        if (this.#inFlight.get(socket) === inFlight) this.#inFlight.delete(socket);
+      });
+    }
     this.#boundStream(req, res);
     // A body left unread (over its limit, or not read at all) closes the connection after
     // the answer (HTTP/2: resets the stream with NO_ERROR, RFC 9113 §8.1, as Go does), so
@@ -581,6 +597,56 @@ export class GuardedHttpServer {
     }, limit);
     req.once('end', () => timer.cancel());
     stream.once('close', () => timer.cancel());
+  }
+
+  /**
+   * Bytes Node's HTTP/1.1 parser refused (or a header or request timeout): Node's answer
+   * (431 for headers past `maxHeaderBytes`, 408 for a timeout, else 400) and the connection
+   * closed. When they follow a whole request still being answered, that answer goes out
+   * first (Go reads the next request only after the handler returns); when the request in
+   * flight is the one that broke (its body's framing), the socket is closed, as Node does.
+   */
+  #clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+    // A TLS handshake failure comes here too (the HTTPS server re-emits it): nothing can be
+    // written on that connection, nor on one that reset.
+    const parserOrTimeout =
+      err.code !== undefined &&
+      (err.code.startsWith('HPE_') || err.code === 'ERR_HTTP_REQUEST_TIMEOUT');
+    if (!parserOrTimeout || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
+    this.#logger.debug(
+      `${this.name}: ${status} for a request that does not parse: ${err.code ?? err.message}`,
+    );
+    const answer = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n\r\n`;
+    const answerAndClose = (): void => {
+      if (socket.writable && !socket.writableEnded) socket.write(answer, () => socket.destroy());
+      else socket.destroy();
+    };
+    const inFlight = this.#inFlight.get(socket);
+    if (inFlight === undefined) {
+      answerAndClose();
+      return;
+    }
+    const { req, res } = inFlight;
+    if (!req.complete || res.headersSent) {
+      // The request in flight is the one that broke, or its answer is under way: the
+      // connection cannot carry another answer.
+      if (res.headersSent) socket.destroy();
+      else answerAndClose();
+      return;
+    }
+    res.once('finish', answerAndClose);
+    res.once('close', () => {
+      if (!res.writableFinished) socket.destroy();
+    });
   }
 
   /** Answer before any handler, then close what carries the request (its body is not read). */

@@ -286,6 +286,19 @@ describe('the guard, over HTTP/1.1', () => {
       assert.ok(answer.status === 400 || answer.text === '', JSON.stringify(answer.text));
     }
   });
+  test('bytes that do not parse after a whole request: its answer first, then 400 and closed (Go reads the next request only once the handler returned; Node wrote the 400 in its place)', async () => {
+    const answer = await raw(
+      s.port,
+      'POST /body HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabcGARBAGE\r\n\r\n',
+    );
+    assert.ok(answer.closed);
+    assert.equal(answer.status, 200, JSON.stringify(answer.text));
+    assert.match(answer.text, /read 3/);
+    assert.match(
+      answer.text,
+      /read 3[\s\S]*HTTP\/1\.1 400 Bad Request\r\nConnection: close\r\n\r\n$/,
+    );
+  });
 });
 
 describe('the guard, over HTTP/2 and TLS', () => {
