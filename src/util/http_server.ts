@@ -437,7 +437,7 @@ export class GuardedHttpServer {
     });
     // An error after listening (EMFILE on accept) must not be an uncaught 'error' event.
     server.on('error', (err: Error) => {
-      this.#logger.error(`${this.name}: ${errorMessage(err)}`, { error: err });
+      this.#logger.error(`${this.name}: the server failed`, { error: err });
     });
     this.#address = server.address() as AddressInfo;
     return this.#address;
@@ -664,7 +664,7 @@ export class GuardedHttpServer {
 
   #failed(req: GuardedRequest, res: GuardedResponse, target: RequestTarget, err: unknown): void {
     this.#logger.error(
-      `${this.name}: the handler of ${String(req.method)} ${quoteTarget(target.path)} failed: ${errorMessage(err)}`,
+      `${this.name}: the handler of ${String(req.method)} ${quoteTarget(target.path)} failed`,
       { error: err },
     );
     if (!res.headersSent) {

@@ -224,11 +224,12 @@ export class ConversionWebhook implements HttpWebhook {
       // What the review asked for could not be done (an unknown kind or version, an
       // object that is not one, a converter that refused): a warning, since whoever can
       // reach the server can send it. A panic, or any other failure, is a bug: an error.
-      const log = err instanceof ConversionError ? this.#logger.warn : this.#logger.error;
-      log.call(this.#logger, 'conversion webhook: failed to convert', {
-        uid: request.uid,
-        error: errorMessage(err),
-      });
+      const fields = { uid: request.uid, error: errorMessage(err) };
+      if (err instanceof ConversionError) {
+        this.#logger.warn('conversion webhook: failed to convert', fields);
+      } else {
+        this.#logger.error('conversion webhook: failed to convert', fields);
+      }
       return {
         uid: request.uid ?? '',
         convertedObjects: [],

@@ -631,7 +631,7 @@ export class WebhookServer {
         this.#logger.debug(`webhook server: ${path}: ${err.message}`);
         answer = { statusCode: 400 };
       } else {
-        this.#logger.error(`webhook server: serving ${path} failed: ${errorMessage(err)}`, {
+        this.#logger.error(`webhook server: serving ${path} failed`, {
           error: err,
         });
         answer = { statusCode: 500, body: { message: errorMessage(err) } };

@@ -247,18 +247,14 @@ describe('the guard, over HTTP/1.1', () => {
   });
 
   test('a handler that throws synchronously, or rejects, is answered 500 and logged once at error', async () => {
-    for (const [path, message] of [
-      ['/throw', 'sync bug'],
-      ['/reject', 'async bug'],
-    ]) {
+    for (const path of ['/throw', '/reject']) {
       const before = s.lines.length;
-      const answer = await raw(s.port, get(path!));
+      const answer = await raw(s.port, get(path));
       assert.equal(answer.status, 500);
       assert.match(answer.text, /\r\n\r\nInternal Server Error\n$/);
-      const logged = s.lines.slice(before).filter((l) => l.includes(message!));
-      assert.deepEqual(logged, [
-        `error test server: the handler of GET "${path}" failed: ${message}`,
-      ]);
+      // Said once: the error in its error field, not repeated in the message (log_calls).
+      const logged = s.lines.slice(before).filter((l) => l.startsWith('error '));
+      assert.deepEqual(logged, [`error test server: the handler of GET "${path}" failed`]);
     }
     assert.equal((await raw(s.port, get('/next'))).status, 200);
   });
