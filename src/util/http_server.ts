@@ -208,7 +208,8 @@ export interface Http2GuardedServerOptions extends CommonOptions {
 /** Options of a {@link GuardedHttpServer}. */
 export type GuardedHttpServerOptions = Http1GuardedServerOptions | Http2GuardedServerOptions;
 
-type NodeServer = HttpServer | HttpsServer | Http2SecureServer;
+/** The Node server under a {@link GuardedHttpServer}: HTTP, HTTPS, or HTTPS with HTTP/2. */
+export type NodeServer = HttpServer | HttpsServer | Http2SecureServer;
 
 /** How often Node checks the header and request timeouts of HTTP/1.1 connections. */
 function checkingInterval(limits: Required<HttpServerLimits>): number {

@@ -47,6 +47,7 @@ export {
 export type {
   GuardedHandler,
   GuardedHttpServerOptions,
+  NodeServer,
   GuardedRequest,
   GuardedResponse,
   Http1GuardedServerOptions,
