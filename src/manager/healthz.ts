@@ -15,6 +15,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import type { RequestTarget } from '../util/request_target.js';
 import { InvalidManagerOptionsError } from './errors.js';
 
 /**
@@ -76,18 +77,22 @@ export class HealthCheckSet {
     }
   }
 
-  /** Serve `req` when its path is this set's; returns false when the path is not ours. */
+  /**
+   * Serve `req` when its path is this set's; returns false when the path is not ours.
+   *
+   * @param target - the parsed request-target (its decoded path and its query).
+   */
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    target: Pick<RequestTarget, 'path' | 'query'>,
     logger: Logger,
   ): Promise<boolean> {
-    const path = url.pathname;
+    const path = target.path;
     const kind = this.path.slice(1);
     if (path === this.path || path === `${this.path}/`) {
-      const excluded = new Set(url.searchParams.getAll('exclude'));
-      const verbose = url.searchParams.has('verbose');
+      const excluded = new Set(target.query.getAll('exclude'));
+      const verbose = target.query.has('verbose');
       const lines: string[] = [];
       const reasons: string[] = [];
       for (const name of this.#checks.keys()) {
@@ -113,7 +118,7 @@ export class HealthCheckSet {
       return true;
     }
     if (path.startsWith(`${this.path}/`)) {
-      const name = decodeURIComponent(path.slice(this.path.length + 1));
+      const name = path.slice(this.path.length + 1);
       if (!this.#checks.has(name)) {
         send(res, 404, `404 page not found: no ${kind} check named ${name}\n`);
         return true;

@@ -75,6 +75,8 @@ import { LeadershipLostError } from '../leaderelection/errors.js';
 import type { Clock, Timer } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import { resolveHttpServerLimits } from '../util/http_server.js';
+import type { HttpServerLimits } from '../util/http_server.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import type { WebhookServer } from '../webhook/server.js';
@@ -262,6 +264,13 @@ export interface ManagerOptions {
    * `subjectaccessreviews` (`system:auth-delegator`). Probes stay plain HTTP.
    */
   metricsSecure?: CertDirOptions;
+  /**
+   * Limits of the probe and metrics servers: TLS handshake and request-header time (default
+   * 32 s, controller-runtime's `ReadHeaderTimeout`), whole-request time (60 s), keep-alive
+   * idle time (90 s, controller-runtime's `IdleTimeout`), header bytes (16 KiB). See
+   * docs/limits.md.
+   */
+  serverLimits?: HttpServerLimits;
   /**
    * How long shutdown waits for the runnables to stop (default 30 000 ms); `0` does not
    * wait, a negative number waits for ever. Also given to each Controller's `run()`.
@@ -475,6 +484,12 @@ export class Manager {
       'metricsBindAddress',
       options.metricsBindAddress ?? DEFAULT_METRICS_BIND_ADDRESS,
     );
+    let serverLimits: HttpServerLimits;
+    try {
+      serverLimits = resolveHttpServerLimits(options.serverLimits, 'serverLimits');
+    } catch (err) {
+      throw new InvalidManagerOptionsError(errorMessage(err));
+    }
     this.#ownsTransport = !(options.kubeConfig instanceof Transport);
     this.transport = toTransport(options.kubeConfig, {
       logger: this.#logger,
@@ -514,6 +529,8 @@ export class Manager {
         healthz: this.healthz,
         readyz: this.readyz,
         logger: this.#logger,
+        limits: serverLimits,
+        clock: this.#clock,
       });
       this.#groups.httpServers.add(this.#probeServer);
     }
@@ -522,6 +539,8 @@ export class Manager {
         bind: metricsBind,
         registry: options.metricsRegistry,
         logger: this.#logger,
+        limits: serverLimits,
+        clock: this.#clock,
         ...(options.metricsSecure !== undefined
           ? {
               secure: {

@@ -6,8 +6,13 @@
  * request's verb (`get`) on its non-resource path (`/metrics`). Decisions are cached
  * briefly, as the delegating authenticator and authorizer do (tokens one minute, allowed
  * five minutes, denied thirty seconds). The answers are controller-runtime's: 401
- * `Unauthorized` without an accepted token, 403 `Authorization denied for user <name>`, 500
- * when the API server cannot be asked.
+ * `Unauthorized` without an accepted token, 403 `Authorization denied for user <name>`;
+ * when the API server cannot be asked (unreachable, an error status, no answer within
+ * `reviewTimeoutMs`), 500 `Authentication failed` for the TokenReview and 500
+ * `Authorization for user <name> failed` for the SubjectAccessReview, so that a scraper
+ * reports an outage, not a bad token. (controller-runtime answers a token the API server
+ * refuses with 500 too, because k8s.io/apiserver's bearer-token authenticator turns a
+ * refusal into an error; the kit answers it 401, as kube-apiserver does.)
  *
  * The operator's ServiceAccount needs `create` on `tokenreviews` and
  * `subjectaccessreviews` (the `system:auth-delegator` ClusterRole, or kubebuilder's
@@ -38,6 +43,11 @@ export interface MetricsAuthOptions {
   readonly allowCacheTtlMs?: number;
   /** How long a denied decision is remembered (default 30 000 ms). */
   readonly denyCacheTtlMs?: number;
+  /**
+   * How long one TokenReview or SubjectAccessReview may take (default 10 000 ms,
+   * controller-runtime's `TokenAccessReviewTimeout`); past it the scrape is answered 500.
+   */
+  readonly reviewTimeoutMs?: number;
 }
 
 interface ReviewedUser {
@@ -88,11 +98,13 @@ class DecisionCache<V> {
 
 function reply(res: ServerResponse, code: number, text: string): void {
   // Go's http.Error: text/plain, nosniff, the message and a newline.
+  const body = `${text}\n`;
   res.writeHead(code, {
     'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
     'X-Content-Type-Options': 'nosniff',
   });
-  res.end(`${text}\n`);
+  res.end(body);
 }
 
 /** The bearer token of a request, as the API server's authenticator reads it. */
@@ -117,11 +129,15 @@ export function withAuthenticationAndAuthorization(
   const allowTtl = options.allowCacheTtlMs ?? 300_000;
   const denyTtl = options.denyCacheTtlMs ?? 30_000;
 
-  const authenticate = async (token: string): Promise<ReviewedUser | null> => {
+  const timeoutMs = options.reviewTimeoutMs ?? 10_000;
+
+  const authenticate = async (token: string, signal: AbortSignal): Promise<ReviewedUser | null> => {
     const cached = tokens.get(token);
     if (cached !== undefined) return cached;
     const answer = await options.transport.request<TokenReviewAnswer>({
       method: 'POST',
+      signal,
+      timeoutMs,
       path: '/apis/authentication.k8s.io/v1/tokenreviews',
       body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
     });
@@ -133,7 +149,12 @@ export function withAuthenticationAndAuthorization(
     return user;
   };
 
-  const authorize = async (user: ReviewedUser, verb: string, path: string): Promise<boolean> => {
+  const authorize = async (
+    user: ReviewedUser,
+    verb: string,
+    path: string,
+    signal: AbortSignal,
+  ): Promise<boolean> => {
     const key = JSON.stringify([user.username, user.uid, user.groups, user.extra, verb, path]);
     const cached = decisions.get(key);
     if (cached !== undefined) return cached;
@@ -146,6 +167,8 @@ export function withAuthenticationAndAuthorization(
     if (user.extra !== undefined) spec.extra = user.extra;
     const answer = await options.transport.request<AccessReviewAnswer>({
       method: 'POST',
+      signal,
+      timeoutMs,
       path: '/apis/authorization.k8s.io/v1/subjectaccessreviews',
       body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec },
     });
@@ -154,15 +177,23 @@ export function withAuthenticationAndAuthorization(
     return allowed;
   };
 
-  return async (req, res) => {
+  return async (req, res, target) => {
+    // A client that goes away cancels the reviews asked for it.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
     const token = bearer(req);
     let user: ReviewedUser | null = null;
     if (token !== undefined) {
       try {
-        user = await authenticate(token);
+        user = await authenticate(token, gone.signal);
       } catch (err) {
-        options.logger?.error('metrics: a TokenReview failed', { error: errorMessage(err) });
-        user = null;
+        // The API server could not be asked: an outage, not a bad token (500, as
+        // controller-runtime's filter answers an authenticator error).
+        options.logger?.error('metrics: Authentication failed: the TokenReview failed', {
+          error: errorMessage(err),
+        });
+        reply(res, 500, 'Authentication failed');
+        return;
       }
     }
     if (user === null) {
@@ -170,23 +201,22 @@ export function withAuthenticationAndAuthorization(
       return;
     }
     const verb = (req.method ?? 'GET').toLowerCase();
-    const path = new URL(req.url ?? '/', 'http://metrics').pathname;
+    const path = target.path;
     let allowed: boolean;
     try {
-      allowed = await authorize(user, verb, path);
+      allowed = await authorize(user, verb, path, gone.signal);
     } catch (err) {
-      options.logger?.error('metrics: a SubjectAccessReview failed', { error: errorMessage(err) });
-      reply(
-        res,
-        500,
-        `Authorization error (user=${user.username}, verb=${verb}, resource=, subresource=)`,
-      );
+      const message = `Authorization for user ${user.username} failed`;
+      options.logger?.error(`metrics: ${message}: the SubjectAccessReview failed`, {
+        error: errorMessage(err),
+      });
+      reply(res, 500, message);
       return;
     }
     if (!allowed) {
       reply(res, 403, `Authorization denied for user ${user.username}`);
       return;
     }
-    await handler(req, res);
+    await handler(req, res, target);
   };
 }

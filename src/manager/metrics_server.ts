@@ -12,7 +12,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../util/errors.js';
+import type { Clock } from '../util/clock.js';
+import type { HttpServerLimits } from '../util/http_server.js';
 import type { Logger } from '../util/logger.js';
+import type { RequestTarget } from '../util/request_target.js';
 import { send } from './healthz.js';
 import { withAuthenticationAndAuthorization } from './metrics_auth.js';
 import type { MetricsAuthOptions } from './metrics_auth.js';
@@ -41,13 +44,20 @@ export interface MetricsServerOptions {
    * `/metrics`) are served.
    */
   readonly secure?: { readonly tls: TlsSource; readonly auth: MetricsAuthOptions };
+  /** Limits of the server (defaults: controller-runtime's, see docs/limits.md). */
+  readonly limits?: HttpServerLimits;
+  /** The clock of the server's own timers. */
+  readonly clock?: Clock;
 }
 
 /** The handler of the metrics endpoint: `/metrics` renders `registry`. */
 export function metricsHandler(registry: MetricsRegistry): RequestHandler {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://metrics');
-    if (url.pathname !== '/metrics') {
+  return async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: RequestTarget,
+  ): Promise<void> => {
+    if (target.path !== '/metrics') {
       send(res, 404, '404 page not found\n');
       return;
     }
@@ -81,6 +91,8 @@ export function metricsServer(options: MetricsServerOptions): ServerRunnable {
     logger: options.logger,
     serves: '/metrics',
     ...(options.secure !== undefined ? { tls: options.secure.tls } : {}),
+    ...(options.limits !== undefined ? { limits: options.limits } : {}),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
     handler: async () => {
       const registry = options.registry ?? (await defaultMetricsRegistry(options.logger));
       if (registry === undefined) return undefined;

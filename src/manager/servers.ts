@@ -1,19 +1,22 @@
 /**
  * The manager's HTTP servers: parsing Go-style bind addresses, serving a handler until
  * closed with no socket left behind, and {@link ServerRunnable}, a server as a runnable of
- * the Manager's `httpServers` group (ready once it listens).
+ * the Manager's `httpServers` group (ready once it listens). Each is a
+ * `GuardedHttpServer` (src/util/http_server.ts): the request-target parsed (400 when it
+ * does not parse) before the handler runs, a throw answered 500, every phase bounded.
  *
  * @module
  */
-import { createServer } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Clock } from '../util/clock.js';
+import { GuardedHttpServer } from '../util/http_server.js';
+import type { HttpServerLimits } from '../util/http_server.js';
 import type { Logger } from '../util/logger.js';
+import type { RequestTarget } from '../util/request_target.js';
 import { BindError, InvalidManagerOptionsError } from './errors.js';
 import type { GroupRunnable } from './runnable_group.js';
 
-/** A server certificate and key (PEM) for HTTPS, and how to hear of a new pair. */
 /** A PEM certificate and its private key, as a server serves them. */
 export interface ServingCertificate {
   /** The certificate (chain), PEM. */
@@ -30,8 +33,16 @@ export interface TlsSource {
   watch?(changed: () => void): () => void;
 }
 
-/** An HTTP request handler; a rejection answers 500. */
-export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+/**
+ * An HTTP request handler of the manager's servers. It gets the request-target already
+ * parsed (a target that does not parse is answered 400 before it runs); a throw or a
+ * rejection is answered 500 and logged.
+ */
+export type RequestHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: RequestTarget,
+) => Promise<void>;
 
 /** Where a server listens, parsed from `host:port`. `host` undefined = every interface. */
 export interface BindAddress {
@@ -68,18 +79,39 @@ export function parseBindAddress(option: string, text: string): BindAddress | un
   return { text, host: host === '' || host === undefined ? undefined : host, port };
 }
 
+/** Where and how a manager server listens (its handler aside). */
+export interface HttpServerSettings {
+  /** Serve HTTPS with this certificate (default plain HTTP). */
+  readonly tls?: TlsSource | undefined;
+  /** Limits (defaults: controller-runtime's `httpserver.New`, see docs/limits.md). */
+  readonly limits?: HttpServerLimits | undefined;
+  /** Where client mistakes (debug) and handler failures (error) are logged. */
+  readonly logger: Logger;
+  /** The clock of the server's own timers. */
+  readonly clock?: Clock | undefined;
+}
+
 /** A running HTTP server that {@link HttpServer.close} stops completely. */
 export class HttpServer {
   /** The name in logs and errors (`health probe`, `metrics`). */
   readonly what: string;
-  readonly #server: Server;
-  #address: AddressInfo | undefined;
-  #tls = false;
-  #stopWatching: (() => void) | undefined;
+  readonly #server: GuardedHttpServer;
+  readonly #address: AddressInfo;
+  readonly #stopWatching: (() => void) | undefined;
+  readonly #tls: boolean;
 
-  private constructor(what: string, server: Server) {
+  private constructor(
+    what: string,
+    server: GuardedHttpServer,
+    address: AddressInfo,
+    stopWatching: (() => void) | undefined,
+    tls: boolean,
+  ) {
     this.what = what;
     this.#server = server;
+    this.#address = address;
+    this.#stopWatching = stopWatching;
+    this.#tls = tls;
   }
 
   /**
@@ -91,45 +123,32 @@ export class HttpServer {
     what: string,
     bind: BindAddress,
     handler: RequestHandler,
-    tls?: TlsSource,
+    settings: HttpServerSettings,
   ): Promise<HttpServer> {
-    const serve = (req: IncomingMessage, res: ServerResponse): void => {
-      handler(req, res).catch((err: unknown) => {
-        if (!res.headersSent) res.statusCode = 500;
-        res.end(`internal server error: ${err instanceof Error ? err.message : String(err)}\n`);
-      });
-    };
-    const server =
-      tls === undefined ? createServer(serve) : createHttpsServer(tls.current(), serve);
-    server.keepAliveTimeout = 5_000;
-    const out = new HttpServer(what, server);
-    if (tls !== undefined) {
-      out.#tls = true;
-      // A new certificate on disk is served from the next connection on.
-      out.#stopWatching = tls.watch?.(() => {
-        (server as ReturnType<typeof createHttpsServer>).setSecureContext(tls.current());
-      });
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => {
-        server.close();
-        reject(new BindError(what, bind.text, err));
-      };
-      server.once('error', onError);
-      const opts =
-        bind.host === undefined ? { port: bind.port } : { host: bind.host, port: bind.port };
-      server.listen(opts, () => {
-        server.off('error', onError);
-        resolve();
-      });
+    const tls = settings.tls;
+    const server = new GuardedHttpServer({
+      name: `${what} server`,
+      handler,
+      logger: settings.logger,
+      ...(tls !== undefined ? { tls: tls.current() } : {}),
+      ...(settings.limits !== undefined ? { limits: settings.limits } : {}),
+      ...(settings.clock !== undefined ? { clock: settings.clock } : {}),
     });
-    out.#address = server.address() as AddressInfo;
-    return out;
+    let address: AddressInfo;
+    try {
+      address = await server.listen(bind.port, bind.host);
+    } catch (err) {
+      await server.close();
+      throw new BindError(what, bind.text, err);
+    }
+    // A new certificate on disk is served from the next connection on.
+    const stopWatching = tls?.watch?.(() => server.setSecureContext(tls.current()));
+    return new HttpServer(what, server, address, stopWatching, tls !== undefined);
   }
 
   /** The bound address (the real port when 0 was asked for). */
   get address(): AddressInfo {
-    return this.#address!;
+    return this.#address;
   }
 
   /** `host:port` of the bound address, IPv6 hosts in brackets. */
@@ -142,10 +161,7 @@ export class HttpServer {
   /** Stop listening and close every connection; resolves once the server is closed. */
   async close(): Promise<void> {
     this.#stopWatching?.();
-    await new Promise<void>((resolve) => {
-      this.#server.close(() => resolve());
-      this.#server.closeAllConnections();
-    });
+    await this.#server.close();
   }
 }
 
@@ -168,6 +184,10 @@ export interface ServerRunnableOptions {
   readonly serves?: string;
   /** Serve HTTPS with this certificate (default plain HTTP). */
   readonly tls?: TlsSource;
+  /** Limits (defaults: controller-runtime's, see docs/limits.md). */
+  readonly limits?: HttpServerLimits;
+  /** The clock of the server's own timers (default real). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -208,7 +228,12 @@ export class ServerRunnable implements GroupRunnable {
         this.#resolveListening();
         return;
       }
-      this.#server = await HttpServer.listen(what, bind, handler, this.#options.tls);
+      this.#server = await HttpServer.listen(what, bind, handler, {
+        tls: this.#options.tls,
+        limits: this.#options.limits,
+        logger,
+        clock: this.#options.clock,
+      });
     } catch (err) {
       this.#rejectListening(err);
       throw err;

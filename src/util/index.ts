@@ -2,7 +2,8 @@
  * What every area shares: the {@link Clock} that times everything (a {@link FakeClock}
  * drives queues, backoff, resync and leader election in tests without sleeping), the
  * {@link Logger} interface with pino and winston adapters, {@link Backoff}, and the base
- * class of the library's errors, {@link KubeControllerKitError}.
+ * class of the library's errors, {@link KubeControllerKitError}, and the guarded HTTP server
+ * every server of the kit runs on (request-targets, bounded bodies, bounded JSON).
  *
  * Imported from `kube-controller-kit`. Guide: [logging](../../docs/logging.md).
  *
@@ -58,3 +59,25 @@ export {
 } from './backoff.js';
 export type { BackoffOptions, DelayWithResetOptions } from './backoff.js';
 export { Deque } from './deque.js';
+export {
+  DEFAULT_HTTP_SERVER_LIMITS,
+  GuardedHttpServer,
+  InvalidServerLimitsError,
+  resolveHttpServerLimits,
+} from './http_server.js';
+export type {
+  GuardedHandler,
+  GuardedHttpServerOptions,
+  NodeServer,
+  GuardedRequest,
+  GuardedResponse,
+  Http1GuardedServerOptions,
+  Http2GuardedServerOptions,
+  HttpServerLimits,
+} from './http_server.js';
+export { isRequestTargetError, parseRequestTarget } from './request_target.js';
+export type { RequestTarget, RequestTargetError } from './request_target.js';
+export { RequestBodyError, readRequestBody } from './request_body.js';
+export type { BodyRequest, RequestBody } from './request_body.js';
+export { JsonDecodeError, MAX_JSON_DEPTH, parseJson } from './json.js';
+export type { ParseJsonOptions } from './json.js';

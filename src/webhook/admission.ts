@@ -6,8 +6,10 @@
  * - The body must be present (else code 400 `request body is empty`), at most 7 MiB (else
  *   413 `request entity is too large; limit is 7340032 bytes`), of content type
  *   `application/json` (else 400 `contentType=<type>, expected application/json`) and a
- *   decodable AdmissionReview (else 400). These failures are AdmissionReview responses with
- *   HTTP 200, as controller-runtime writes them.
+ *   decodable AdmissionReview (else 400): JSON nested at most `MAX_JSON_DEPTH` (1,000)
+ *   deep, with the request's typed fields of their types (`uid` a string, `kind` an object
+ *   of strings, `dryRun` a boolean, …; a missing `uid` is `''`, as Go decodes it). These
+ *   failures are AdmissionReview responses with HTTP 200, as controller-runtime writes them.
  * - The response echoes the request's `uid` and the review's `apiVersion` (v1, or v1beta1
  *   when that is what came); a missing `status` becomes `{code: 200}` when allowed;
  *   patches become base64 JSON Patch with `patchType: JSONPatch`.
@@ -21,6 +23,7 @@ import type { Logger } from '../util/logger.js';
 import type { CounterMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
 import { errorMessage } from '../util/errors.js';
+import { parseJson } from '../util/json.js';
 import type { HttpWebhook, WebhookHttpRequest, WebhookHttpResponse } from './http.js';
 import { MAX_REQUEST_BYTES, isJsonContentType } from './http.js';
 import type { WebhookMetricsProvider } from './metrics.js';
@@ -119,7 +122,7 @@ export class AdmissionWebhook implements HttpWebhook {
     }
     let review: unknown;
     try {
-      review = JSON.parse(request.body.toString('utf8'));
+      review = parseJson(request.body.toString('utf8'));
     } catch (err) {
       return fail(400, `couldn't decode the AdmissionReview: ${errorMessage(err)}`);
     }
@@ -148,19 +151,92 @@ export class AdmissionWebhook implements HttpWebhook {
   }
 }
 
+/** The JSON type a field of the review must have (`null` is always accepted, as Go's decoder does). */
+type FieldShape =
+  'string' | 'boolean' | 'strings' | 'stringLists' | { [field: string]: FieldShape };
+
+const GVK: FieldShape = { group: 'string', version: 'string', kind: 'string' };
+const GVR: FieldShape = { group: 'string', version: 'string', resource: 'string' };
+
+/**
+ * The typed fields of an AdmissionRequest. `object`, `oldObject` and `options` are raw
+ * JSON (controller-runtime's `runtime.RawExtension`): any value; the typed handlers check
+ * them.
+ */
+const REQUEST_SHAPE: FieldShape = {
+  uid: 'string',
+  kind: GVK,
+  resource: GVR,
+  subResource: 'string',
+  requestKind: GVK,
+  requestResource: GVR,
+  requestSubResource: 'string',
+  name: 'string',
+  namespace: 'string',
+  operation: 'string',
+  userInfo: { username: 'string', uid: 'string', groups: 'strings', extra: 'stringLists' },
+  dryRun: 'boolean',
+};
+
+function typeName(value: unknown): string {
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * Where `value` does not have the JSON type `shape` says, as Go's decoder would refuse it
+ * (`request.uid: expected string, got number`); undefined when it does.
+ */
+function shapeError(value: unknown, shape: FieldShape, path: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const expected = (what: string): string => `${path}: expected ${what}, got ${typeName(value)}`;
+  switch (shape) {
+    case 'string':
+    case 'boolean':
+      return typeof value === shape ? undefined : expected(shape);
+    case 'strings':
+      if (!Array.isArray(value)) return expected('an array of strings');
+      for (let i = 0; i < value.length; i++) {
+        if (typeof value[i] !== 'string' && value[i] !== null) {
+          return `${path}[${i}]: expected string, got ${typeName(value[i])}`;
+        }
+      }
+      return undefined;
+    case 'stringLists':
+      if (!isRecord(value)) return expected('an object of string arrays');
+      for (const [key, list] of Object.entries(value)) {
+        const problem = shapeError(list, 'strings', `${path}.${key}`);
+        if (problem !== undefined) return problem;
+      }
+      return undefined;
+    default:
+      if (!isRecord(value)) return expected('an object');
+      for (const [field, fieldShape] of Object.entries(shape)) {
+        const problem = shapeError(value[field], fieldShape, `${path}.${field}`);
+        if (problem !== undefined) return problem;
+      }
+      return undefined;
+  }
+}
+
 function decodeReview(review: unknown): { apiVersion: string; request: AdmissionRequest } | string {
   if (!isRecord(review)) return "couldn't decode the AdmissionReview: not a JSON object";
+  const header = shapeError(review, { apiVersion: 'string', kind: 'string' }, 'review');
+  if (header !== undefined) return `couldn't decode the AdmissionReview: ${header}`;
   const apiVersion = typeof review.apiVersion === 'string' ? review.apiVersion : '';
   if (
     (apiVersion !== '' &&
       apiVersion !== 'admission.k8s.io/v1' &&
       apiVersion !== 'admission.k8s.io/v1beta1') ||
-    (review.kind !== undefined && review.kind !== 'AdmissionReview')
+    (review.kind !== undefined && review.kind !== null && review.kind !== 'AdmissionReview')
   ) {
     return `couldn't decode the AdmissionReview: unexpected ${apiVersion}, Kind=${String(review.kind)}`;
   }
   const request = review.request;
   if (!isRecord(request)) return "couldn't decode the AdmissionReview: it has no request";
+  const problem = shapeError(request, REQUEST_SHAPE, 'request');
+  if (problem !== undefined) return `couldn't decode the AdmissionReview: ${problem}`;
+  // A missing uid is the empty string, as Go decodes it.
+  if (typeof request.uid !== 'string') request.uid = '';
   return {
     apiVersion: apiVersion === '' ? 'admission.k8s.io/v1' : apiVersion,
     request: request as unknown as AdmissionRequest,

@@ -14,7 +14,14 @@
  *   it (`result.status: Failure`), as does a converter that throws; a programming error in
  *   a converter (`TypeError`, …) is counted in
  *   `controller_runtime_conversion_webhook_panics_total` and reported as `internal error
- *   occurred during conversion`.
+ *   occurred during conversion`; so does an object that is not an object with a string
+ *   `apiVersion` and `kind`.
+ *
+ * A request that cannot be read is answered with an HTTP status and no body, as
+ * controller-runtime does: 400 for an empty body, another content type, JSON that does not
+ * parse or nests deeper than `MAX_JSON_DEPTH`, no `request`, or a field of the wrong type
+ * (`request.uid` not a string, `request.objects` not an array); 413 for a body over
+ * `MAX_REQUEST_BYTES` (controller-runtime reads a conversion body without a limit).
  *
  * @module
  */
@@ -23,6 +30,7 @@ import type { Logger } from '../util/logger.js';
 import type { CounterMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
 import { errorMessage } from '../util/errors.js';
+import { parseJson } from '../util/json.js';
 import { WebhookError } from './errors.js';
 import type { HttpWebhook, WebhookHttpRequest, WebhookHttpResponse } from './http.js';
 import { isJsonContentType, isProgrammingError } from './http.js';
@@ -98,6 +106,49 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function typeName(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * Where the review's fields do not have their JSON types (what Go's decoder refuses with a
+ * 400): `apiVersion`, `kind`, `request.uid`, `request.desiredAPIVersion` strings,
+ * `request.objects` an array; `null` counts as absent.
+ */
+function requestProblem(review: Record<string, unknown>): string | undefined {
+  const request = review.request as Record<string, unknown>;
+  const strings: [string, unknown][] = [
+    ['apiVersion', review.apiVersion],
+    ['kind', review.kind],
+    ['request.uid', request.uid],
+    ['request.desiredAPIVersion', request.desiredAPIVersion],
+  ];
+  for (const [field, value] of strings) {
+    if (value !== undefined && value !== null && typeof value !== 'string') {
+      return `${field}: expected string, got ${typeName(value)}`;
+    }
+  }
+  const objects = request.objects;
+  if (objects !== undefined && objects !== null && !Array.isArray(objects)) {
+    return `request.objects: expected an array, got ${typeName(objects)}`;
+  }
+  return undefined;
+}
+
+/** Why one object of a review cannot be converted (it fails the review, as controller-runtime's decoder does). */
+function objectProblem(obj: unknown): string | undefined {
+  if (!isRecord(obj)) return `expected an object, got ${typeName(obj)}`;
+  for (const field of ['apiVersion', 'kind'] as const) {
+    if (typeof obj[field] !== 'string' || obj[field] === '') {
+      return `${field} must be a non-empty string, got ${typeName(obj[field])}`;
+    }
+  }
+  if (obj.metadata !== undefined && obj.metadata !== null && !isRecord(obj.metadata)) {
+    return `metadata: expected an object, got ${typeName(obj.metadata)}`;
+  }
+  return undefined;
+}
+
 /** Serves ConversionReviews for the kinds registered with it, hub and spoke. */
 export class ConversionWebhook implements HttpWebhook {
   readonly #kinds = new Map<string, ConvertibleKind>();
@@ -142,17 +193,23 @@ export class ConversionWebhook implements HttpWebhook {
 
   /** {@inheritDoc HttpWebhook.serveHTTP} */
   async serveHTTP(request: WebhookHttpRequest): Promise<WebhookHttpResponse> {
-    if (request.bodyTooLarge || request.body.length === 0) return { statusCode: 400 };
+    if (request.bodyTooLarge) return { statusCode: 413 };
+    if (request.body.length === 0) return { statusCode: 400 };
     if (!isJsonContentType(request.contentType)) return { statusCode: 400 };
     let review: unknown;
     try {
-      review = JSON.parse(request.body.toString('utf8'));
+      review = parseJson(request.body.toString('utf8'));
     } catch (err) {
       this.#logger.warn(`conversion webhook: failed to read the request: ${errorMessage(err)}`);
       return { statusCode: 400 };
     }
     if (!isRecord(review) || !isRecord(review.request)) {
       this.#logger.warn('conversion webhook: the ConversionReview has no request');
+      return { statusCode: 400 };
+    }
+    const problem = requestProblem(review);
+    if (problem !== undefined) {
+      this.#logger.warn(`conversion webhook: failed to read the request: ${problem}`);
       return { statusCode: 400 };
     }
     const response = await this.review(review.request as unknown as ConversionRequest);
@@ -171,22 +228,33 @@ export class ConversionWebhook implements HttpWebhook {
   async review(request: ConversionRequest): Promise<ConversionResponse> {
     try {
       const convertedObjects: UnstructuredObject[] = [];
-      for (const obj of request.objects ?? []) {
-        convertedObjects.push(await this.convert(obj, request.desiredAPIVersion));
+      const objects: unknown[] = Array.isArray(request.objects) ? request.objects : [];
+      for (let i = 0; i < objects.length; i++) {
+        const obj = objects[i];
+        const problem = objectProblem(obj);
+        if (problem !== undefined) throw new ConversionError(`objects[${i}]: ${problem}`);
+        convertedObjects.push(
+          await this.convert(obj as UnstructuredObject, request.desiredAPIVersion ?? ''),
+        );
       }
-      return { uid: request.uid, convertedObjects, result: { status: 'Success' } };
+      return { uid: request.uid ?? '', convertedObjects, result: { status: 'Success' } };
     } catch (err) {
       let message = errorMessage(err);
       if (err instanceof ConversionPanic) {
         this.#panics?.inc();
         message = 'internal error occurred during conversion';
       }
-      this.#logger.error('conversion webhook: failed to convert', {
-        uid: request.uid,
-        error: errorMessage(err),
-      });
+      // What the review asked for could not be done (an unknown kind or version, an
+      // object that is not one, a converter that refused): a warning, since whoever can
+      // reach the server can send it. A panic, or any other failure, is a bug: an error.
+      const fields = { uid: request.uid, error: errorMessage(err) };
+      if (err instanceof ConversionError) {
+        this.#logger.warn('conversion webhook: failed to convert', fields);
+      } else {
+        this.#logger.error('conversion webhook: failed to convert', fields);
+      }
       return {
-        uid: request.uid,
+        uid: request.uid ?? '',
         convertedObjects: [],
         result: { status: 'Failure', message },
       };

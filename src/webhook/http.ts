@@ -9,7 +9,8 @@
 /**
  * The largest request body a webhook reads: 7 MiB, as controller-runtime (an
  * AdmissionReview holds at most two objects of up to 3 MiB each, plus under 1 MiB of the
- * rest).
+ * rest). The server stops reading at the limit (a `Content-Length` over it is refused
+ * before reading) and hands the webhook `bodyTooLarge`.
  */
 export const MAX_REQUEST_BYTES = 7 * 1024 * 1024;
 

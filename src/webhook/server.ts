@@ -11,10 +11,19 @@
  * - `clientCAName`: clients must present a certificate signed by that CA (mTLS).
  * - TLS 1.2 or later; HTTP/1.1 only unless `enableHTTP2` (kubebuilder turns HTTP/2 off by
  *   default since the HTTP/2 Rapid Reset and Stream Cancellation advisories).
- * - Bodies over 7 MiB are refused; only `application/json` is read.
+ * - It runs on the kit's guarded HTTP server (`GuardedHttpServer`, src/util/http_server.ts),
+ *   as every server of the kit does: a request-target is parsed as Go's server parses it
+ *   (`//x:99999/validate` is a path, answered 404; one that does not parse is 400 before
+ *   any webhook runs), a failure is an answer and never an exception, and every phase of a
+ *   connection is bounded by {@link WebhookServerOptions.limits} (TLS handshake and headers
+ *   32 s, controller-runtime's `ReadHeaderTimeout`; the whole request 60 s; header bytes
+ *   16 KiB; HTTP/2 streams 250 per session). docs/limits.md has the table.
+ * - Bodies over 7 MiB are refused, at once: a `Content-Length` over the limit before a byte
+ *   is read, a longer body the moment it passes the limit; the connection then closes after
+ *   the answer. Only `application/json` is read, nested at most 1,000 deep.
  * - Keep-alive 120 s, longer than the API server's idle-connection timeout (90 s), so the
  *   server never closes a connection the API server is about to reuse (the cause of `EOF`
- *   on webhook calls).
+ *   on webhook calls). An HTTP/2 session with no stream open is closed after the same time.
  * - Every replica runs it (`needLeaderElection: false`); {@link WebhookServer.startedChecker}
  *   is the readiness check (a TLS handshake with the server).
  * - Stopping: no new connections; requests in flight get `shutdownTimeoutMs` (default
@@ -25,19 +34,17 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer as createHttpsServer } from 'node:https';
-import type { Server as HttpsServer } from 'node:https';
-import { createSecureServer } from 'node:http2';
-import type { Http2SecureServer, Http2ServerRequest, Http2Session } from 'node:http2';
-import type { IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import type { SecureContextOptions, TLSSocket, TlsOptions } from 'node:tls';
-import type { Clock, Timer } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { realClock } from '../util/clock.js';
 import { errorMessage } from '../util/errors.js';
+import { GuardedHttpServer, resolveHttpServerLimits } from '../util/http_server.js';
+import type { GuardedRequest, GuardedResponse, HttpServerLimits } from '../util/http_server.js';
+import { RequestBodyError, readRequestBody } from '../util/request_body.js';
+import type { RequestTarget } from '../util/request_target.js';
 import type { Logger } from '../util/logger.js';
 import type { GaugeMetric, HistogramMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
@@ -92,8 +99,17 @@ export interface WebhookServerOptions {
   enableHTTP2?: boolean;
   /** Extra TLS options, applied last (like controller-runtime's `TLSOpts`). */
   tlsOptions?: TlsOptions;
-  /** Keep-alive of idle connections in ms (default 120 000). */
+  /**
+   * Keep-alive of idle connections (and of HTTP/2 sessions without a stream) in ms
+   * (default 120 000: longer than kube-apiserver's 90 s, see above).
+   */
   keepAliveTimeoutMs?: number;
+  /**
+   * The other limits of the server: TLS handshake and header time (default 32 s,
+   * controller-runtime's `ReadHeaderTimeout`), whole-request time (default 60 s), header
+   * bytes (default 16 KiB), HTTP/2 streams per session (default 250). See docs/limits.md.
+   */
+  limits?: Omit<HttpServerLimits, 'idleTimeoutMs'>;
   /** Time given to requests in flight when stopping, in ms (default 60 000). */
   shutdownTimeoutMs?: number;
   /** Poll interval of the cert watcher in ms (default 10 000). */
@@ -184,13 +200,6 @@ export interface RegisterForOptions<T extends KubeObject> {
   validatingName?: string;
 }
 
-interface ResponseLike {
-  writeHead(statusCode: number, headers: Record<string, string | number>): unknown;
-  end(body?: string): unknown;
-  on(event: 'close', listener: () => void): unknown;
-  readonly writableFinished: boolean;
-}
-
 interface Deferred {
   promise: Promise<void>;
   resolve: () => void;
@@ -232,6 +241,7 @@ export class WebhookServer {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #metrics: (WebhookMetricsProvider & CertWatcherMetricsProvider) | undefined;
+  readonly #limits: Required<HttpServerLimits>;
   readonly #webhooks = new Map<string, HttpWebhook>();
   readonly #pathMetrics = new Map<string, { inFlight: GaugeMetric; latency: HistogramMetric }>();
   readonly #admission: AdmissionRegistration[] = [];
@@ -242,9 +252,16 @@ export class WebhookServer {
   #running = false;
   #runs = 0;
 
-  /** @param options - address, cert dir, TLS and metrics. */
+  /**
+   * @param options - address, cert dir, TLS, limits and metrics.
+   * @throws `InvalidServerLimitsError` for limits that make no sense.
+   */
   constructor(options: WebhookServerOptions = {}) {
     this.#options = options;
+    this.#limits = resolveHttpServerLimits(
+      { ...options.limits, idleTimeoutMs: options.keepAliveTimeoutMs ?? 120_000 },
+      'webhook server',
+    );
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? defaultLogger;
     this.#metrics = options.metricsProvider ?? getDefaultWebhookMetricsProvider();
@@ -253,6 +270,11 @@ export class WebhookServer {
   /** The port from the options (default 9443). */
   get port(): number {
     return this.#options.port ?? DEFAULT_WEBHOOK_PORT;
+  }
+
+  /** The limits in force: the `limits` option over the defaults (docs/limits.md). */
+  get limits(): Readonly<Required<HttpServerLimits>> {
+    return this.#limits;
   }
 
   /** The cert dir from the options (default {@link defaultCertDir}). */
@@ -520,45 +542,30 @@ export class WebhookServer {
     }
     if (signal.aborted) return;
     const pair = certWatcher.current as CertificateKeyPair;
-    const onRequest = (req: IncomingMessage | Http2ServerRequest, res: object): void => {
-      void this.#handle(req, res as ResponseLike, signal);
+    const tls = this.#secureOptions(pair, clientCA);
+    const common = {
+      name: 'webhook server',
+      limits: this.#limits,
+      logger: this.#logger,
+      clock: this.#clock,
     };
-    const server: HttpsServer | Http2SecureServer = this.#options.enableHTTP2
-      ? createSecureServer({ ...this.#secureOptions(pair, clientCA), allowHTTP1: true }, onRequest)
-      : createHttpsServer(
-          { ...this.#secureOptions(pair, clientCA), ALPNProtocols: ['http/1.1'] },
-          onRequest,
-        );
-    if ('keepAliveTimeout' in server) {
-      server.keepAliveTimeout = this.#options.keepAliveTimeoutMs ?? 120_000;
-      server.headersTimeout = server.keepAliveTimeout + 5_000;
-    }
-    const sockets = new Set<TLSSocket>();
-    const sessions = new Set<Http2Session>();
-    server.on('secureConnection', (socket: TLSSocket) => {
-      sockets.add(socket);
-      socket.once('close', () => sockets.delete(socket));
-    });
-    server.on('session', (session: Http2Session) => {
-      sessions.add(session);
-      session.once('close', () => sessions.delete(session));
-    });
-    server.on('tlsClientError', (err: Error) => {
-      this.#logger.debug(`webhook server: TLS handshake failed: ${err.message}`);
-    });
+    const server = this.#options.enableHTTP2
+      ? new GuardedHttpServer({
+          ...common,
+          tls,
+          http2: true,
+          handler: (req, res, target) => this.#handle(req, res, target, signal),
+        })
+      : new GuardedHttpServer({
+          ...common,
+          tls: { ...tls, ALPNProtocols: ['http/1.1'] },
+          handler: (req, res, target) => this.#handle(req, res, target, signal),
+        });
     certWatcher.onChange((next) => {
       server.setSecureContext(this.#secureOptions(next, clientCA));
     });
 
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
-      server.once('error', onError);
-      server.listen(this.port, this.#options.host, () => {
-        server.off('error', onError);
-        resolve();
-      });
-    });
-    const bound = server.address() as AddressInfo;
+    const bound = await server.listen(this.port, this.#options.host);
     // Every address (no host, 0.0.0.0 or the dual-stack ::): dial the IPv4 loopback.
     const listenHost = this.#options.host ?? '';
     const host = ['', '0.0.0.0', '::'].includes(listenHost) ? '127.0.0.1' : listenHost;
@@ -575,27 +582,22 @@ export class WebhookServer {
     }
     this.#running = false;
     this.#logger.info('webhook server: shutting down');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
-    for (const session of sessions) session.close();
-    let timer: Timer | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = this.#clock.setTimeout(resolve, this.#options.shutdownTimeoutMs ?? 60_000);
-    });
-    await Promise.race([closed, deadline]);
-    timer?.cancel();
-    for (const socket of sockets) socket.destroy();
-    await closed;
+    await server.close(this.#options.shutdownTimeoutMs ?? 60_000);
     watcherStop.abort();
     await watching;
   }
 
+  /**
+   * One request, behind the guard (the target parsed, a throw answered 500): the webhook
+   * at its path reads the body (at most {@link MAX_REQUEST_BYTES}) and answers.
+   */
   async #handle(
-    req: IncomingMessage | Http2ServerRequest,
-    res: ResponseLike,
+    req: GuardedRequest,
+    res: GuardedResponse,
+    target: RequestTarget,
     serverSignal: AbortSignal,
   ): Promise<void> {
-    const path = new URL(req.url ?? '/', 'https://webhook.invalid').pathname;
+    const path = target.path;
     const webhook = this.#webhooks.get(path);
     if (webhook === undefined) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
@@ -612,50 +614,46 @@ export class WebhookServer {
       if (!res.writableFinished) abort();
     });
     let answer: WebhookHttpResponse;
-    let tooLarge = false;
+    let body: string;
     try {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > MAX_REQUEST_BYTES) {
-          tooLarge = true;
-          chunks.length = 0;
-        } else {
-          chunks.push(chunk);
-        }
+      const read = await readRequestBody(req, res, MAX_REQUEST_BYTES);
+      if (read.tooLarge) {
+        this.#logger.warn(
+          `webhook server: the body of a request to ${path} is over the limit of ${MAX_REQUEST_BYTES} bytes (${read.declaredLength !== undefined ? `Content-Length ${read.declaredLength}` : `${read.bytesRead} bytes received`}); it is not read further and the connection closes after the answer`,
+        );
       }
       answer = await webhook.serveHTTP({
         path,
-        body: tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks),
-        bodyTooLarge: tooLarge,
+        body: read.tooLarge ? Buffer.alloc(0) : read.body,
+        bodyTooLarge: read.tooLarge,
         contentType: req.headers['content-type'],
         signal: controller.signal,
       });
+      body = answer.body === undefined ? '' : JSON.stringify(answer.body);
     } catch (err) {
-      this.#logger.error(`webhook server: serving ${path} failed: ${errorMessage(err)}`);
-      answer = { statusCode: 500, body: { message: errorMessage(err) } };
+      if (err instanceof RequestBodyError) {
+        // The client went away mid-body: nobody to answer.
+        this.#logger.debug(`webhook server: ${path}: ${err.message}`);
+        answer = { statusCode: 400 };
+      } else {
+        this.#logger.error(`webhook server: serving ${path} failed`, {
+          error: err,
+        });
+        answer = { statusCode: 500, body: { message: errorMessage(err) } };
+      }
+      body = answer.body === undefined ? '' : JSON.stringify(answer.body);
     } finally {
       serverSignal.removeEventListener('abort', abort);
+      pathMetrics?.inFlight.dec();
     }
-    const body = answer.body === undefined ? '' : JSON.stringify(answer.body);
     const headers: Record<string, string | number> = {
       'content-length': Buffer.byteLength(body),
     };
     if (answer.body !== undefined) headers['content-type'] = 'application/json';
-    if (tooLarge && 'httpVersionMajor' in req && req.httpVersionMajor === 1) {
-      headers.connection = 'close';
-    }
-    try {
-      res.writeHead(answer.statusCode, headers);
-      res.end(body);
-    } catch (err) {
-      this.#logger.warn(
-        `webhook server: writing the answer to ${path} failed: ${errorMessage(err)}`,
-      );
-    }
-    pathMetrics?.inFlight.dec();
     this.#metrics?.newRequestsTotalMetric(path, String(answer.statusCode)).inc();
     pathMetrics?.latency.observe((this.#clock.now() - startedAt) / 1000);
+    if (res.destroyed || res.writableEnded) return;
+    res.writeHead(answer.statusCode, headers);
+    res.end(body);
   }
 }
