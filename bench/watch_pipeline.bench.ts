@@ -89,7 +89,12 @@ async function cpuRounds(): Promise<void> {
   const impls: Impl[] = [lowerBound(N, SPLIT_ON_BYTES)];
   for (const { label, src } of sources()) {
     impls.push(
-      await informer(`SharedIndexInformer, ${label}`, await modulesOf(src), items, String(1000 + N)),
+      await informer(
+        `SharedIndexInformer, ${label}`,
+        await modulesOf(src),
+        items,
+        String(1000 + N),
+      ),
     );
   }
   // The lower bound's cache starts full too.
