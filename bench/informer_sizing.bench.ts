@@ -10,7 +10,8 @@
 //   serialized once and kept, so the server is not what a sync waits for. The parent sets N
 //   before each child (stdin `n <count>`).
 // - one fresh child per measurement: a default SharedIndexInformer over /api/v1/pods (one
-//   counting handler, the namespace index), with or without `transform: stripManagedFields`.
+//   counting handler, the namespace index), with or without `transform: stripManagedFields`
+//   (or `compactForControllers()`, variant compact).
 //   It reports the wall time from run() until the handler saw N adds, the heap per object
 //   (heapUsed after forced GC once synced minus before starting, / N), the process's peak
 //   RSS (getrusage's maxRSS, so nothing between samples is missed) and its RSS before
@@ -26,7 +27,7 @@
 // Usage: node --expose-gc --import tsx bench/informer_sizing.bench.ts
 // Environment: BENCH_COUNTS (50000,100000,200000: the default-heap table), BENCH_RUNS (2),
 // BENCH_CONTAINERS (512,1024,2048 MiB; empty to skip), BENCH_HEAP_SHARE (0.75),
-// BENCH_PRECISION (0.02), BENCH_VARIANTS (full,strip), BENCH_TIMEOUT_S (300 per child).
+// BENCH_PRECISION (0.02), BENCH_VARIANTS (full,strip; also compact: compactForControllers()), BENCH_TIMEOUT_S (300 per child).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -48,11 +49,12 @@ const CONTAINERS = list(process.env.BENCH_CONTAINERS, '512,1024,2048').map(Numbe
 const HEAP_SHARE = Number(process.env.BENCH_HEAP_SHARE ?? 0.75);
 const PRECISION = Number(process.env.BENCH_PRECISION ?? 0.02);
 const TIMEOUT_S = Number(process.env.BENCH_TIMEOUT_S ?? 300);
-type Variant = 'full' | 'strip';
+type Variant = 'full' | 'strip' | 'compact';
 const VARIANTS = list(process.env.BENCH_VARIANTS, 'full,strip') as Variant[];
 const LABEL: Record<Variant, string> = {
   full: 'SharedIndexInformer (default: streaming list)',
   strip: 'SharedIndexInformer + stripManagedFields',
+  compact: 'SharedIndexInformer + compactForControllers()',
 };
 
 // ── server process ────────────────────────────────────────────────────────────────────
@@ -126,6 +128,8 @@ interface Result {
   ok: boolean;
   n: number;
   syncMs: number;
+  /** CPU time of the sync (µs, the whole process) / pods; absent when it failed. */
+  syncCpuUsPerObject?: number;
   heapPerObject: number;
   heapMb: number;
   rss0Mb: number;
@@ -137,7 +141,7 @@ interface Result {
 async function childMain(url: string, n: number, variant: Variant): Promise<void> {
   const v8 = await import('node:v8');
   const { SharedIndexInformer } = await import('../src/cache/shared_informer.js');
-  const { stripManagedFields } = await import('../src/cache/transforms.js');
+  const { stripManagedFields, compactForControllers } = await import('../src/cache/transforms.js');
   const { listWatchFromClient } = await import('../src/cache/listwatch.js');
   const { ResourceClient } = await import('../src/client/resource_client.js');
   const { podsResource } = await import('../src/client/builtins.js');
@@ -149,6 +153,7 @@ async function childMain(url: string, n: number, variant: Variant): Promise<void
       name: 'pods',
       logger: noopLogger,
       ...(variant === 'strip' ? { transform: stripManagedFields } : {}),
+      ...(variant === 'compact' ? { transform: compactForControllers() } : {}),
     },
   );
   let adds = 0;
@@ -163,14 +168,17 @@ async function childMain(url: string, n: number, variant: Variant): Promise<void
   const rss0 = process.memoryUsage().rss;
   const ac = new AbortController();
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const running = informer.run(ac.signal);
   await synced;
   const syncMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
   const heap = heapUsedAfterGc() - heap0;
   const result: Result = {
     ok: true,
     n,
     syncMs,
+    syncCpuUsPerObject: (cpu.user + cpu.system) / n,
     heapPerObject: heap / informer.getIndexer().size,
     heapMb: process.memoryUsage().heapUsed / 2 ** 20,
     rss0Mb: rss0 / 2 ** 20,
@@ -275,7 +283,11 @@ async function parent(): Promise<void> {
     );
     return r;
   };
-  const series: Record<Variant, Map<number, Result[]>> = { full: new Map(), strip: new Map() };
+  const series: Record<Variant, Map<number, Result[]>> = {
+    full: new Map(),
+    strip: new Map(),
+    compact: new Map(),
+  };
   try {
     for (const n of COUNTS) {
       for (let i = 0; i < RUNS; i++) {
@@ -286,7 +298,11 @@ async function parent(): Promise<void> {
         }
       }
     }
-    const heapLimit = [...series.full.values(), ...series.strip.values()][0]?.[0]?.heapLimitMb;
+    const heapLimit = [
+      ...series.full.values(),
+      ...series.strip.values(),
+      ...series.compact.values(),
+    ][0]?.[0]?.heapLimitMb;
     console.log(
       `\nnode ${process.version}, ${cpus().length} cores, ${loadStart} at start, ${machineLoad()} at end of the first table; ` +
         `default heap limit ${heapLimit?.toFixed(0)} MB; ${RUNS} runs per cell, fresh child each`,
@@ -300,6 +316,7 @@ async function parent(): Promise<void> {
           String(n),
           LABEL[v],
           fmt(summarize(rs.map((r) => r.syncMs / 1000)), 1, ' s'),
+          fmt(summarize(rs.map((r) => r.syncCpuUsPerObject ?? NaN)), 1, ' µs'),
           fmt(summarize(rs.map((r) => r.peakRssMb)), 0, ' MiB'),
           fmt(summarize(rs.map((r) => r.rss0Mb)), 0, ' MiB'),
           fmt(summarize(rs.map((r) => r.heapPerObject / 1024)), 2, ' KB'),
@@ -313,6 +330,7 @@ async function parent(): Promise<void> {
         'pods',
         'informer',
         'initial sync (wall)',
+        'sync CPU / pod',
         'peak RSS',
         'RSS before sync',
         'heap / object',

@@ -1,208 +1,113 @@
-// The client side of the warm watch alone, in one process: the same pre-serialized watch
-// bytes (3.9 KB pods, one MODIFIED event per HTTP chunk, 16 chunks per simulated socket
-// read) are fed to the lower bound (split lines, JSON.parse, Map.set) and to the
-// informer's pipeline (watch decoder → reflector → RealFIFO → indexer → processor → one
-// counting handler), alternating, round after round. No sockets and no server process:
-// a quick before/after of the pipeline (BENCH_BASE_SRC) without bench/watch.bench.ts's
-// processes. It is not steadier on a loaded machine (see docs/performance.md), and which
-// lower bound is cheaper depends on how it splits (BENCH_LB=buffer splits on bytes).
+// The client side of the warm watch alone: the same pre-serialized watch bytes (one
+// MODIFIED event per HTTP chunk, 16 chunks per simulated socket read) are fed to the lower
+// bound (split lines, JSON.parse, Map.set) and to the informer's pipeline (watch decoder →
+// reflector → RealFIFO → indexer → processor → one counting handler). No sockets and no
+// server process: a quick before/after of the pipeline against other source revisions
+// (BENCH_BASE_SRC) without bench/watch.bench.ts's processes. Two ways to count:
+//
+// - CPU time (the default): in one process, round after round, in an order that rotates
+//   every round; `process.cpuUsage` per round. It is not steadier on a loaded machine (see
+//   docs/performance.md), and which lower bound is cheaper depends on how it splits
+//   (BENCH_LB=buffer splits on bytes).
+// - Instructions (BENCH_COUNT=instructions): each implementation alone in a child process
+//   under valgrind's cachegrind (plain bundled JavaScript, `node --single-threaded`), run
+//   twice with different round counts; instructions per event = the difference of the two
+//   totals / the difference of the events fed, so start-up, set-up and warm-up cancel out.
+//   A child that only takes the bytes (the harness alone) is subtracted from every other.
+//   Independent of the machine's load, so a change of a few per cent shows; it counts
+//   instructions, not time (cache misses and the collector's pauses are not in it, and
+//   cachegrind runs JIT code about 50× slower: expect minutes). Needs `valgrind`.
 //
 // Usage: node --expose-gc --import tsx bench/watch_pipeline.bench.ts
 // Environment: BENCH_REPS (default 8 measured rounds after 2 warm-up rounds), BENCH_N
-// (events per round, default 20000), BENCH_PER_READ (events per read, default 16),
-// BENCH_BASE_SRC (a src/ of another revision: adds 'ours-base' to the rounds).
-import { Readable } from 'node:stream';
-import { cpus, loadavg } from 'node:os';
-import { pathToFileURL } from 'node:url';
+// (events per round, default 20000; 2000 for instructions), BENCH_PER_READ (events per read,
+// default 16), BENCH_BASE_SRC (a src/ of another revision, or several as
+// `label=path,label=path`: each adds an informer from that source), BENCH_POD (`bench`, the
+// default: the 3.9 KB harness pod; `tiny`: a 0.2 KB pod, see lib/watch_pipeline.ts),
+// BENCH_COUNT (`cpu`, the default, or `instructions`), BENCH_ROUNDS (instructions: the
+// smaller round count, default 4; the larger is twice it).
+import { execFile } from 'node:child_process';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type * as SharedInformerModule from '../src/cache/shared_informer.js';
 import type * as DecoderModule from '../src/client/watch_decoder.js';
 import type * as LoggerModule from '../src/util/logger.js';
-import type { ListerWatcher } from '../src/cache/listwatch.js';
-import type { ObjectList, WatchEvent } from '../src/client/types.js';
 import { fmt, heapUsedAfterGc, printTable, summarize } from './lib/report.js';
-import { makeBenchPod } from './lib/pods.js';
+import type { Impl, PipelineModules, PodShape } from './lib/watch_pipeline.js';
+import { informer, initialPods, lowerBound, roundMaker } from './lib/watch_pipeline.js';
 
+const COUNT = process.env.BENCH_COUNT ?? 'cpu';
 const REPS = Number(process.env.BENCH_REPS ?? 8);
 const WARMUP = 2;
-const N = Number(process.env.BENCH_N ?? 20000);
+const N = Number(process.env.BENCH_N ?? (COUNT === 'instructions' ? 2000 : 20000));
 const PER_READ = Number(process.env.BENCH_PER_READ ?? 16);
-const BASE_SRC = process.env.BENCH_BASE_SRC;
+const POD = (process.env.BENCH_POD ?? 'bench') as PodShape;
+const SPLIT_ON_BYTES = process.env.BENCH_LB === 'buffer';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const ourSrc = resolve(here, '..', 'src');
 
-interface Pod {
-  metadata: { name: string; namespace: string; resourceVersion: string };
-}
-
-function harnessPod(i: number, rv: string, tag: string): object {
-  const p = makeBenchPod(i, rv);
-  const { conditions: _dropped, ...status } = p.status;
-  return {
-    ...p,
-    metadata: { ...p.metadata, annotations: { ...p.metadata.annotations, 'bench/burst': tag } },
-    status,
-  };
-}
-
-let rv = 1000 + N;
-/** One round's bytes: one Buffer per event, grouped PER_READ to a simulated socket read. */
-function makeRound(tag: string): Buffer[][] {
-  const reads: Buffer[][] = [];
-  let read: Buffer[] = [];
-  for (let i = 0; i < N; i++) {
-    rv++;
-    read.push(
-      Buffer.from(
-        `{"type":"MODIFIED","object":${JSON.stringify(harnessPod(i, String(rv), tag))}}\n`,
-      ),
-    );
-    if (read.length === PER_READ) {
-      reads.push(read);
-      read = [];
-    }
+/** The sources to compare: BENCH_BASE_SRC's, then this checkout's. */
+function sources(): { label: string; src: string }[] {
+  const out: { label: string; src: string }[] = [];
+  for (const entry of (process.env.BENCH_BASE_SRC ?? '').split(',')) {
+    if (entry === '') continue;
+    const eq = entry.indexOf('=');
+    out.push({
+      label: eq < 0 ? 'base (BENCH_BASE_SRC)' : entry.slice(0, eq),
+      src: resolve(eq < 0 ? entry : entry.slice(eq + 1)),
+    });
   }
-  if (read.length > 0) reads.push(read);
-  return reads;
+  out.push({ label: 'this checkout', src: ourSrc });
+  return out;
 }
 
-const turn = (): Promise<void> => new Promise<void>((r) => setImmediate(r));
-
-interface Impl {
-  name: string;
-  /** Feeds a round and resolves once its N updates were seen. */
-  feed(reads: Buffer[][]): Promise<void>;
+function header(what: string): string {
+  return `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average at start ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}; ${N} MODIFIED per round (${POD} pods), ${PER_READ} per read; ${what}`;
 }
 
-function lowerBound(): Impl {
-  const map = new Map<string, unknown>();
-  let pending = '';
-  let seen = 0;
-  const onDataBuffer = (chunk: Buffer): void => {
-    // The same work with the split done on bytes (BENCH_LB=buffer), as the decoder does.
-    let from = 0;
-    for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, from)) {
-      const ev = JSON.parse(chunk.toString('utf8', from, nl)) as WatchEvent<Pod>;
-      const o = ev.object as Pod;
-      map.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
-      if (ev.type === 'MODIFIED') seen++;
-      from = nl + 1;
-    }
-  };
-  const onDataString = (chunk: Buffer): void => {
-    const text = pending + chunk.toString('utf8');
-    let from = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', from)) {
-      const ev = JSON.parse(text.slice(from, nl)) as WatchEvent<Pod>;
-      const o = ev.object as Pod;
-      map.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
-      if (ev.type === 'MODIFIED') seen++;
-      from = nl + 1;
-    }
-    pending = text.slice(from);
-  };
-  // Every chunk here is one whole line, so the byte splitter needs no carry-over.
-  const onData = process.env.BENCH_LB === 'buffer' ? onDataBuffer : onDataString;
-  return {
-    name: `lower bound (split lines${process.env.BENCH_LB === 'buffer' ? ' on bytes' : ''}, JSON.parse, Map.set)`,
-    async feed(reads) {
-      const target = seen + N;
-      for (const read of reads) {
-        for (const c of read) onData(c);
-        await turn();
-      }
-      if (seen !== target) throw new Error(`lower bound saw ${seen - (target - N)} of ${N}`);
-    },
-  };
-}
-
-async function informer(name: string, src: string, items: Pod[]): Promise<Impl> {
+async function modulesOf(src: string): Promise<PipelineModules> {
+  const url = pathToFileURL(src).href;
   const { SharedIndexInformer } = (await import(
-    `${src}/cache/shared_informer.js`
+    `${url}/cache/shared_informer.js`
   )) as typeof SharedInformerModule;
   const { decodeWatchStream } = (await import(
-    `${src}/client/watch_decoder.js`
+    `${url}/client/watch_decoder.js`
   )) as typeof DecoderModule;
-  const { noopLogger } = (await import(`${src}/util/logger.js`)) as typeof LoggerModule;
-  let body: Readable | undefined;
-  let opened: () => void = () => {};
-  const open = new Promise<void>((r) => (opened = r));
-  const lw: ListerWatcher<Pod> = {
-    list: async (): Promise<ObjectList<Pod>> => ({
-      metadata: { resourceVersion: String(1000 + N) },
-      items: items.map((o) => structuredClone(o)),
-    }),
-    watch: async (_options, signal): Promise<AsyncIterable<WatchEvent<Pod>>> => {
-      const b = new Readable({ read() {} });
-      body = b;
-      signal.addEventListener('abort', () => b.destroy(), { once: true });
-      opened();
-      return decodeWatchStream<Pod>(b, () => b.destroy(), 'GET /api/v1/pods?watch=1', signal);
-    },
-  };
-  const inf = new SharedIndexInformer<Pod>(lw, {
-    name: 'pods',
-    logger: noopLogger,
-    watchList: false,
-  });
-  let adds = 0;
-  let updates = 0;
-  let waiter: { target: number; resolve: () => void } | undefined;
-  inf.addEventHandler({
-    onAdd: () => void adds++,
-    onUpdate: () => {
-      updates++;
-      if (waiter !== undefined && updates >= waiter.target) {
-        const w = waiter;
-        waiter = undefined;
-        w.resolve();
-      }
-    },
-  });
-  const ac = new AbortController();
-  void inf.run(ac.signal);
-  await open;
-  while (adds < N) await turn();
-  process.once('exit', () => ac.abort());
-  return {
-    name,
-    async feed(reads) {
-      const done = new Promise<void>((resolve) => (waiter = { target: updates + N, resolve }));
-      for (const read of reads) {
-        for (const c of read) body!.push(c);
-        await turn();
-      }
-      await done;
-    },
-  };
+  const { noopLogger } = (await import(`${url}/util/logger.js`)) as typeof LoggerModule;
+  return { SharedIndexInformer, decodeWatchStream, noopLogger };
 }
 
-async function main(): Promise<void> {
-  const items = Array.from(
-    { length: N },
-    (_, i) => JSON.parse(JSON.stringify(harnessPod(i, String(1000 + i), 'b0'))) as Pod,
-  );
-  const impls: Impl[] = [lowerBound()];
-  if (BASE_SRC !== undefined) {
+async function cpuRounds(): Promise<void> {
+  const items = initialPods(POD, N);
+  const makeRound = roundMaker(POD, N, PER_READ);
+  const impls: Impl[] = [lowerBound(N, SPLIT_ON_BYTES)];
+  for (const { label, src } of sources()) {
     impls.push(
       await informer(
-        'SharedIndexInformer, base (BENCH_BASE_SRC)',
-        pathToFileURL(BASE_SRC).href,
+        `SharedIndexInformer, ${label}`,
+        await modulesOf(src),
         items,
+        String(1000 + N),
       ),
     );
   }
-  impls.push(await informer('SharedIndexInformer, one counting handler', '../src', items));
   // The lower bound's cache starts full too.
   await impls[0]!.feed(makeRound('b0'));
   console.log(
-    `\n## Watch pipeline benchmark (in process)\n\nnode ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? '?'}, load average at start ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(
-        ' ',
-      )}; ${N} MODIFIED per round, ${PER_READ} per read; ${REPS} rounds after ${WARMUP} warm-up, implementations interleaved`,
+    `\n## Watch pipeline benchmark (in process, CPU time)\n\n${header(`${REPS} rounds after ${WARMUP} warm-up, implementations interleaved in an order that rotates every round`)}`,
   );
   const perEvent = new Map<string, number[]>(impls.map((i) => [i.name, []]));
   for (let r = 0; r < WARMUP + REPS; r++) {
     const reads = makeRound(`b${r + 1}`);
-    for (const impl of impls) {
+    // Whoever runs first in a round reads its bytes cold: the order rotates.
+    for (let k = 0; k < impls.length; k++) {
+      const impl = impls[(r + k) % impls.length]!;
       heapUsedAfterGc();
       const c0 = process.cpuUsage();
       await impl.feed(reads);
@@ -226,7 +131,116 @@ async function main(): Promise<void> {
     ['implementation', 'CPU / event', '×LB (medians)', '×LB per round, median (min–max)'],
     rows,
   );
-  process.exit(0);
 }
 
-await main();
+const run = promisify(execFile);
+
+/** Bundles the child with its `src/` imports pointed at `src`. */
+async function bundleChild(src: string, outfile: string): Promise<void> {
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(here, 'lib', 'watch_pipeline_child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'error',
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
+    plugins: [
+      {
+        name: 'source-revision',
+        setup(b) {
+          if (src === ourSrc) return;
+          b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+            if (args.pluginData === 'resolved') return undefined;
+            const r = await b.resolve(args.path, {
+              kind: args.kind,
+              resolveDir: args.resolveDir,
+              importer: args.importer,
+              pluginData: 'resolved',
+            });
+            if (r.errors.length > 0 || !r.path.startsWith(ourSrc + '/')) return r;
+            return { path: src + r.path.slice(ourSrc.length) };
+          });
+        },
+      },
+    ],
+  });
+}
+
+/** Instructions of one child run (cachegrind's total `I refs`). */
+async function instructions(bundle: string, impl: string, rounds: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'kck-cg-'));
+  const out = join(dir, 'cachegrind.out');
+  await run(
+    'valgrind',
+    [
+      '--tool=cachegrind',
+      '--cache-sim=no',
+      `--cachegrind-out-file=${out}`,
+      process.execPath,
+      '--single-threaded',
+      bundle,
+    ],
+    {
+      env: {
+        ...process.env,
+        BENCH_CHILD_IMPL: impl,
+        BENCH_POD: POD,
+        BENCH_N: String(N),
+        BENCH_PER_READ: String(PER_READ),
+        BENCH_ROUNDS: String(rounds),
+      },
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  const summary = /^summary: (\d+)/m.exec(readFileSync(out, 'utf8'));
+  if (summary === null) throw new Error(`no summary in ${out}`);
+  return Number(summary[1]);
+}
+
+async function instructionCounts(): Promise<void> {
+  console.log(
+    `\n## Watch pipeline benchmark (instructions under cachegrind)\n\n${header(`${ROUNDS} and ${2 * ROUNDS} rounds after 4 warm-up, each implementation alone in a child`)}`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'kck-pipeline-'));
+  const children: { name: string; bundle: string; impl: string }[] = [];
+  const ours = join(dir, 'ours.mjs');
+  await bundleChild(ourSrc, ours);
+  children.push({ name: 'harness alone (bytes taken, nothing done)', bundle: ours, impl: 'sink' });
+  children.push({
+    name: `lower bound (split lines${SPLIT_ON_BYTES ? ' on bytes' : ''}, JSON.parse, Map.set)`,
+    bundle: ours,
+    impl: 'lower',
+  });
+  let i = 0;
+  for (const { label, src } of sources()) {
+    const bundle = src === ourSrc ? ours : join(dir, `base${i++}.mjs`);
+    if (src !== ourSrc) await bundleChild(src, bundle);
+    children.push({ name: `SharedIndexInformer, ${label}`, bundle, impl: 'ours' });
+  }
+  const perEvent: number[] = [];
+  for (const c of children) {
+    const small = await instructions(c.bundle, c.impl, ROUNDS);
+    const large = await instructions(c.bundle, c.impl, 2 * ROUNDS);
+    perEvent.push((large - small) / (ROUNDS * N));
+    console.error(`${c.name}: ${(perEvent.at(-1)! / 1000).toFixed(2)} k instructions / event`);
+  }
+  const harness = perEvent[0]!;
+  const lb = perEvent[1]! - harness;
+  printTable(
+    `instructions per event, ${N / 1000}k MODIFIED per round (the harness's own subtracted)`,
+    ['implementation', 'instructions / event', '×LB'],
+    children.map((c, k) => {
+      const own = k === 0 ? perEvent[0]! : perEvent[k]! - harness;
+      return [c.name, (own / 1000).toFixed(2) + ' k', k === 0 ? '—' : (own / lb).toFixed(3) + '×'];
+    }),
+  );
+}
+
+if (COUNT === 'instructions') await instructionCounts();
+else await cpuRounds();
+process.exit(0);

@@ -219,7 +219,8 @@ export type {
   SyncFailureReporterOptions,
   SyncTarget,
 } from './sync_failure.js';
-export { stripManagedFields } from './transforms.js';
+export { compactForControllers, stripManagedFields } from './transforms.js';
+export type { CompactOptions } from './transforms.js';
 export { SharedInformerFactory, informerKey } from './factory.js';
 export type {
   SharedInformerFactoryOptions,

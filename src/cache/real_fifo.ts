@@ -62,10 +62,16 @@ export type RealFIFOProcessFunc<T> = (
   isInInitialList: boolean,
 ) => void | Promise<void>;
 
-/** Processes a batch from {@link RealFIFO.popBatch}; may be async. */
+/**
+ * Processes a batch from {@link RealFIFO.popBatch}; may be async. `keys[i]` is the key of
+ * `deltas[i]` under the FIFO's key function where the FIFO computed it to keep the batch's
+ * keys distinct (plain deltas of a batch), `undefined` where it did not: a consumer whose
+ * store uses the same key function names each object once.
+ */
 export type RealFIFOBatchProcessFunc<T> = (
   deltas: RealFIFODelta<T>[],
   isInInitialList: boolean,
+  keys: readonly (string | undefined)[],
 ) => void | Promise<void>;
 
 /** Options of {@link RealFIFO}. */
@@ -101,6 +107,8 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
   readonly #knownObjects: KeyListerGetter<T> | undefined;
   readonly #transformer: TransformFunc<T> | undefined;
   readonly #atomic: boolean;
+  /** The keys of the batch {@link RealFIFO.#take} took last, handed to its `process`. */
+  #takenKeys: (string | undefined)[] = [];
 
   /** @param options - key function, known objects, transformer, atomic mode. */
   constructor(options: RealFIFOOptions<T> = {}) {
@@ -200,13 +208,18 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
 
   /**
    * Take up to `maxBatch` consecutive plain deltas with distinct keys (or one
-   * `ReplacedAll`/`SyncAll`/`Bookmark` alone) and run `process` on them.
+   * `ReplacedAll`/`SyncAll`/`Bookmark` alone) and run `process` on them, with the keys the
+   * FIFO computed for them. A delta whose key cannot be computed closes the batch: it is
+   * taken alone (as the first of a batch), with no key, as client-go's `PopBatch` does.
    */
   popBatch(
     process: RealFIFOBatchProcessFunc<T>,
     maxBatch = defaultMaxBatch,
   ): Promise<RealFIFODelta<T>[]> {
-    return this.#gate.pop(this.#take, Math.max(1, maxBatch), process);
+    // The gate runs `process` right after `#take` (synchronously), so the keys are the batch's.
+    return this.#gate.pop(this.#take, Math.max(1, maxBatch), (batch, initial) =>
+      process(batch, initial, this.#takenKeys),
+    );
   }
 
   /**
@@ -238,21 +251,40 @@ export class RealFIFO<T> implements FIFOQueue<T, RealFIFODelta<T>> {
     return this.#items.length;
   }
 
-  /** Removes the next delta, and with it the plain deltas that may share its batch. */
+  /**
+   * Removes the next delta, and with it the plain deltas that may share its batch; their
+   * keys go to `#takenKeys`.
+   */
   readonly #take = (max: number): RealFIFODelta<T>[] => {
     const first = this.#items.shift() as RealFIFODelta<T>;
     const batch: RealFIFODelta<T>[] = [first];
-    if (isPlain(first) && max > 1) {
-      const keys = new Set<string>([this.keyOf(first.object)]);
-      while (batch.length < max) {
-        const next = this.#items.peek();
-        if (next === undefined || !isPlain(next)) break;
-        const key = this.keyOf(next.object);
-        if (keys.has(key)) break;
-        keys.add(key);
-        batch.push(next);
-        this.#items.shift();
+    const keys: (string | undefined)[] = [];
+    this.#takenKeys = keys;
+    if (!isPlain(first) || max <= 1) return batch;
+    let firstKey: string;
+    try {
+      firstKey = this.keyOf(first.object);
+    } catch {
+      keys.push(undefined); // the consumer names it (and reports why it cannot)
+      return batch;
+    }
+    keys.push(firstKey);
+    const seen = new Set<string>();
+    seen.add(firstKey);
+    while (batch.length < max) {
+      const next = this.#items.peek();
+      if (next === undefined || !isPlain(next)) break;
+      let key: string;
+      try {
+        key = this.keyOf(next.object);
+      } catch {
+        break; // it heads the next batch
       }
+      if (seen.has(key)) break;
+      seen.add(key);
+      batch.push(next);
+      keys.push(key);
+      this.#items.shift();
     }
     return batch;
   };

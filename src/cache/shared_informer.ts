@@ -525,10 +525,16 @@ export class SharedIndexInformer<T extends KubeObject> {
    */
   #processLoop(fifo: RealFIFO<T>, signal: AbortSignal): Promise<void> {
     const maxBatch = this.#options.maxBatch ?? 1000;
-    const process = (batch: RealFIFODelta<T>[], initial: boolean): void => {
-      for (const d of batch) {
+    // The FIFO's key function is the indexer's (both the default), so the key the FIFO
+    // computed for each delta is the cache's: an object is named once.
+    const process = (
+      batch: RealFIFODelta<T>[],
+      initial: boolean,
+      keys: readonly (string | undefined)[],
+    ): void => {
+      for (let i = 0; i < batch.length; i++) {
         if (signal.aborted) return;
-        this.#apply(d, initial);
+        this.#apply(batch[i] as RealFIFODelta<T>, initial, keys[i]);
       }
     };
     let loggedSynced = false;
@@ -562,8 +568,11 @@ export class SharedIndexInformer<T extends KubeObject> {
     });
   }
 
-  /** Apply one delta to the cache and queue its notifications. Synchronous by design. */
-  #apply(d: RealFIFODelta<T>, isInInitialList: boolean): void {
+  /**
+   * Apply one delta to the cache and queue its notifications. Synchronous by design. `key`:
+   * the object's key when the FIFO already computed it.
+   */
+  #apply(d: RealFIFODelta<T>, isInInitialList: boolean, key: string | undefined): void {
     this.#noteStoreResourceVersion(d);
     switch (d.type) {
       case 'ReplacedAll':
@@ -582,19 +591,19 @@ export class SharedIndexInformer<T extends KubeObject> {
         this.#indexer.bookmark(d.resourceVersion);
         return;
       case 'Deleted':
-        this.#applyDelete(d);
+        this.#applyDelete(d, key);
         return;
       default:
-        this.#applyUpsert(d.object as T, isInInitialList);
+        this.#applyUpsert(d.object as T, isInInitialList, key);
     }
   }
 
-  #applyUpsert(obj: T, isInInitialList: boolean): void {
+  #applyUpsert(obj: T, isInInitialList: boolean, knownKey: string | undefined): void {
     let key: string | undefined;
     let old: T | undefined;
     let written = false;
     try {
-      key = this.#indexer.keyOf(obj);
+      key = knownKey ?? this.#indexer.keyOf(obj);
       if (this.#mutations !== undefined) this.#reportMutation(this.#mutations.checkKey(key));
       old = this.#indexer.upsert(key, obj);
       written = true;
@@ -650,10 +659,10 @@ export class SharedIndexInformer<T extends KubeObject> {
     }
   }
 
-  #applyDelete(d: Delta<T>): void {
+  #applyDelete(d: Delta<T>, knownKey: string | undefined): void {
     let held: boolean;
     try {
-      const key = this.#indexer.keyOf(d.object);
+      const key = knownKey ?? this.#indexer.keyOf(d.object);
       held = this.#indexer.hasKey(key);
       if (this.#mutations !== undefined) {
         this.#reportMutation(this.#mutations.checkKey(key));

@@ -187,6 +187,25 @@ describe('a throwing key or index function skips only the failing object', () =>
     assertLoggedSkip(s.errors, 'ns/b');
     await s.stop();
   });
+  test('watch events: an object the key function cannot name, in the middle of a read, is skipped and logged; the events around it are applied', async () => {
+    const s = setup({ indexers: {} });
+    const stream = new Stream();
+    s.lw.queueList(podList('10', [pod('a', '1')])).queueWatch(stream);
+    s.start();
+    await until('synced', () => s.log.length === 1);
+    const nameless = { metadata: { namespace: 'ns', resourceVersion: '12' } } as unknown as Pod;
+    stream.push(
+      { type: 'ADDED', object: pod('b', '11') },
+      { type: 'ADDED', object: nameless },
+      { type: 'ADDED', object: pod('c', '13') },
+    );
+    await until('c added', () => s.log.includes('add c'));
+    assert.deepEqual(s.log, ['add a', 'add b', 'add c']);
+    assert.deepEqual(keys(s.informer), ['ns/a', 'ns/b', 'ns/c']);
+    assert.ok(s.errors.some((e) => /could not be cached and was skipped/.test(e)));
+    await s.stop();
+  });
+
   test('watch events: a cached object whose new state cannot be cached leaves the cache with a tombstone; deleting a skipped object delivers nothing', async () => {
     const s = setup();
     const stream = new Stream();

@@ -152,6 +152,28 @@ describe('RealFIFO', () => {
     ]);
   });
 
+  test('popBatch hands the keys it computed for the batch; a delta without a key closes the batch and comes alone, keyless (client-go PopBatch)', async () => {
+    const f = new RealFIFO<Obj>();
+    const nameless = { metadata: { namespace: 'ns' } } as unknown as Obj;
+    f.add(o('a'));
+    f.add(o('b'));
+    f.add(nameless);
+    f.add(o('c'));
+    const batches: { names: (string | undefined)[]; keys: (string | undefined)[] }[] = [];
+    while (f.length > 0)
+      await f.popBatch((b, _initial, keys) => {
+        batches.push({
+          names: b.map((d) => ('object' in d ? (d.object as Obj).metadata.name : d.type)),
+          keys: [...keys],
+        });
+      });
+    assert.deepEqual(batches, [
+      { names: ['a', 'b'], keys: ['ns/a', 'ns/b'] },
+      { names: [undefined], keys: [undefined] },
+      { names: ['c'], keys: ['ns/c'] },
+    ]);
+  });
+
   test('popBatch respects maxBatch', async () => {
     const f = new RealFIFO<Obj>();
     for (let i = 0; i < 5; i++) f.add(o(`x${i}`));
