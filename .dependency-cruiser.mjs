@@ -3,7 +3,7 @@
 // below it; no import circles, inside a folder either; nothing in the library imports the
 // test server (`packages/testing`, its own package); the test server imports the library
 // only through its public face (`src/index.ts`, `kube-controller-kit`); nothing imports
-// `manager` (the public index re-exports it). Type-only imports count: a type is a
+// `manager` but `multicluster` (the public index re-exports both). Type-only imports count: a type is a
 // dependency too.
 
 /** What each folder may import besides itself (the layers below it). */
@@ -31,6 +31,7 @@ const allowed = {
   ],
   // The Prometheus adapter implements every module's metrics provider.
   metrics: [
+    'multicluster',
     'sharding',
     'controller',
     'dynamic',
@@ -52,12 +53,30 @@ const allowed = {
   cli: ['codegen', 'program', 'client', 'apimachinery', 'util'],
 };
 
-const folders = [...Object.keys(allowed), 'manager'];
+/**
+ * The folders above `allowed`'s: `manager` ties the modules together; `multicluster`
+ * engages clusters on a manager, so it alone may import `manager` (and what is below).
+ */
+const top = {
+  multicluster: [
+    'manager',
+    'controller',
+    'record',
+    'dynamic',
+    'cache',
+    'workqueue',
+    'client',
+    'apimachinery',
+    'util',
+  ],
+};
+
+const folders = [...Object.keys(allowed), 'manager', ...Object.keys(top)];
 
 /** A path regex of the given folders of src/. */
 const under = (names) => `^src/(${names.join('|')})/`;
 
-const layerRules = Object.entries(allowed).map(([folder, below]) => ({
+const layerRules = Object.entries({ ...allowed, ...top }).map(([folder, below]) => ({
   name: `layer-${folder}`,
   comment: `src/${folder} may import only ${below.length === 0 ? 'nothing else' : below.join(', ')} (shared/DESIGN.md)`,
   severity: 'error',
@@ -84,10 +103,18 @@ export default {
     },
     {
       name: 'nothing-imports-manager',
-      comment: 'The manager ties the modules together; nothing imports it but the public index.',
+      comment:
+        'The manager ties the modules together; nothing imports it but the public index and multicluster (which engages clusters on it).',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/manager/', '^src/index\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/manager/', '^src/multicluster/', '^src/index\\.ts$'] },
       to: { path: '^src/manager/' },
+    },
+    {
+      name: 'manager-below-multicluster',
+      comment: 'multicluster engages clusters on the manager; the manager never imports it.',
+      severity: 'error',
+      from: { path: '^src/manager/' },
+      to: { path: '^src/multicluster/' },
     },
     {
       name: 'testing-through-the-public-api',

@@ -16,6 +16,7 @@ export * from './controller/index.js';
 export * from './record/index.js';
 export * from './manager/index.js';
 export * from './sharding/index.js';
+export * from './multicluster/index.js';
 export * from './webhook/index.js';
 export * from './program/index.js';
 export { failureStatus, groupResourceKey } from './apimachinery/index.js';

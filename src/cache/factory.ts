@@ -125,8 +125,8 @@ export interface SharedInformerFactoryOptions {
   /**
    * Server-side shard selector (KEP-5866) on every list and watch, e.g.
    * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`. When
-   * the server ignores it (no `metadata.shardInfo` on its list), each informer filters on
-   * the client and logs that once.
+   * its list has no `metadata.shardInfo`, each informer filters on the client too, and logs
+   * once that the server ignored it when an object outside the ranges arrives.
    */
   shardSelector?: string;
   /** Last word on every list and watch's options (client-go's `WithTweakListOptions`). */

@@ -57,9 +57,10 @@ export interface ListWatchFromClientOptions {
   /**
    * Server-side shard selector (KEP-5866) sent with every list and watch, e.g.
    * `shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')`. A list
-   * that comes back without `metadata.shardInfo` was not filtered (the server lacks the
-   * `ShardedListAndWatch` gate): its items, and the watch events after it, are then
-   * filtered here, and that is logged once.
+   * that comes back without `metadata.shardInfo` may not be filtered (the server lacks the
+   * `ShardedListAndWatch` gate; kube-apiserver 1.36 also leaves it off custom resource
+   * lists it did filter): its items, and the watch events after it, are then filtered
+   * here, and an object outside the ranges is logged once.
    */
   shardSelector?: string;
   /** Where the client-side shard filtering is logged. Default: the library's logger. */
@@ -128,10 +129,12 @@ export function listWatchFromClient<T>(
 
 /**
  * Wraps a lister-watcher that sends `shardSelector` so that it also holds when the server
- * ignores it: a list without `metadata.shardInfo` is filtered here (logged once), and so
- * are the watch events until a list shows that the server applies the selector (a
+ * ignores it: a list without `metadata.shardInfo` is filtered here, and so are the watch
+ * events until a list shows that the server applies the selector (a
  * streaming list has no list metadata, so its events are checked too; an object's uid and
- * namespace never change, so the check is exact).
+ * namespace never change, so the check is exact). That the server ignored the selector is
+ * logged once, when an object outside the ranges arrives: a list without `shardInfo` alone
+ * does not show it (kube-apiserver 1.36 filters custom resource lists without one).
  *
  * @throws `ShardSelectorParseError` when `shardSelector` is malformed.
  */
@@ -149,7 +152,7 @@ export function shardFilteringListerWatcher<T>(
     if (logged) return;
     logged = true;
     logger.info(
-      `${name}: the server did not apply shardSelector ${JSON.stringify(shardSelector)} (${why}; the ShardedListAndWatch feature gate is off); filtering on the client`,
+      `${name}: the server did not apply shardSelector ${JSON.stringify(shardSelector)} (${why}; is its ShardedListAndWatch feature gate off?); filtering on the client`,
     );
   };
   return {
@@ -159,9 +162,14 @@ export function shardFilteringListerWatcher<T>(
         serverApplies = true;
         return page;
       }
+      // No shardInfo is not proof: kube-apiserver 1.36 filters custom resource lists without
+      // saying so. Filter here anyway (a no-op on a filtered list), and say the server did
+      // not apply the selector only when the list shows it: an object outside the ranges.
       serverApplies = false;
-      logOnce('its list has no metadata.shardInfo');
-      return { ...page, items: page.items.filter(matches) };
+      const kept = page.items.filter(matches);
+      if (kept.length < page.items.length)
+        logOnce('its list has objects outside the selected ranges');
+      return { ...page, items: kept };
     },
     async watch(watchOptions, signal) {
       const stream = await lw.watch(watchOptions, signal);

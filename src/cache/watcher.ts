@@ -93,9 +93,9 @@ export interface WatcherOptions extends ReflectorTuning {
   /** Field selector of every list and watch. */
   fieldSelector?: string;
   /**
-   * Server-side shard selector (KEP-5866), e.g. from `shardSelectorFor`. When the server
-   * does not apply it (its list has no `metadata.shardInfo`), the watcher filters on its
-   * side and logs that once.
+   * Server-side shard selector (KEP-5866), e.g. from `shardSelectorFor`. When its list has
+   * no `metadata.shardInfo`, the watcher filters on its side too, and logs once that the
+   * server did not apply it when an object outside the ranges arrives.
    */
   shardSelector?: string;
   /** Ends the stream when aborted. */

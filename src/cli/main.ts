@@ -5,6 +5,10 @@
  * - `kube-controller-kit apiserver [options]`: run the in-memory API server in the foreground
  *   (it is the package `@kube-controller-kit/testing`, loaded only for this command).
  * - `kube-controller-kit gen types <crd.yaml…> -o <dir>`: generate TypeScript types from CRDs.
+ * - `kube-controller-kit init [dir]`, `create api`, `create webhook`: scaffold an operator
+ *   project and add kinds and webhooks to it (kubebuilder's commands and flags).
+ * - `kube-controller-kit kubeconfig <serviceaccount>`: a kubeconfig for a ServiceAccount, its
+ *   token from the API server's TokenRequest (as `kubectl create token`).
  * - `kube-controller-kit --version`: print the library's version.
  *
  * Each subcommand is loaded only when used, so `apiserver` does not need the code
@@ -19,8 +23,12 @@ import { VERSION } from '../client/version.js';
 const testingPackage = '@kube-controller-kit/testing';
 
 const usage = `usage:
+  kube-controller-kit init [DIR] [--domain D] [--group G --version V --kind K] [--force]
+  kube-controller-kit create api --group G --version V --kind K [--controller=false]
+  kube-controller-kit create webhook --group G --version V --kind K [--defaulting] [--programmatic-validation] [--conversion --spoke V2]
   kube-controller-kit apiserver [--kubeconfig PATH] [--port N] [--https] [--token T] [--client-cert]
   kube-controller-kit gen types <crd.yaml...> -o <dir> [--check]
+  kube-controller-kit kubeconfig <serviceaccount> [-n NS] [--kubeconfig PATH] [-o PATH]
   kube-controller-kit --version
 run a subcommand with --help for its options`;
 
@@ -56,6 +64,15 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       return runGenCli(rest);
+    }
+    case 'init':
+    case 'create': {
+      const { runScaffoldCli } = await import('./scaffold/commands.js');
+      return runScaffoldCli(argv);
+    }
+    case 'kubeconfig': {
+      const { runKubeconfigCli } = await import('./kubeconfig.js');
+      return runKubeconfigCli(rest);
     }
     case '--version':
     case '-v':

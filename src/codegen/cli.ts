@@ -4,7 +4,7 @@
  * @module
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { CrdCodegenError, CrdSyntaxError } from './errors.js';
@@ -21,10 +21,10 @@ export interface GenCliIo {
 }
 
 /** The usage text of the `gen types` command. */
-export const GEN_USAGE = `Usage: kube-controller-kit gen types <crd.yaml|crd.json>... -o <dir> [options]
+export const GEN_USAGE = `Usage: kube-controller-kit gen types <crd.yaml|crd.json|dir>... -o <dir> [options]
 
 Writes TypeScript types for every served version of every CustomResourceDefinition in the
-given manifests: <dir>/<kind>_<version>.ts with the resource interface, its list type and
+given manifests (a directory stands for its .yaml, .yml and .json files): <dir>/<kind>_<version>.ts with the resource interface, its list type and
 an ApiResource constant. Paths in the header are relative to the project (the nearest
 directory with a package.json above <dir>), so --check answers the same from any directory.
 
@@ -134,6 +134,34 @@ function recordedCommand(args: ParsedArgs, files: readonly string[], out: string
   return command;
 }
 
+/** Manifest file extensions a directory argument contributes. */
+const MANIFEST = /\.(ya?ml|json)$/;
+
+/**
+ * The inputs with every directory replaced by its manifests (`.yaml`, `.yml`, `.json`, in
+ * name order, not recursive), so `gen types config/crd/bases -o src/api` needs no shell glob
+ * and records the same command from any shell.
+ */
+async function expandDirectories(files: readonly string[], cwd: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of files) {
+    const info = await stat(resolve(cwd, file)).catch(() => undefined);
+    if (info?.isDirectory() !== true) {
+      out.push(file);
+      continue;
+    }
+    const names = (await readdir(resolve(cwd, file))).filter((n) => MANIFEST.test(n)).sort();
+    if (names.length === 0) {
+      throw new CrdSyntaxError(
+        { file, document: 0 },
+        'the directory holds no .yaml, .yml or .json manifest',
+      );
+    }
+    out.push(...names.map((n) => join(file, n)));
+  }
+  return out;
+}
+
 async function readSources(files: readonly string[], cwd: string): Promise<CrdSource[]> {
   return Promise.all(
     files.map(async (file) => {
@@ -178,9 +206,10 @@ export async function runGenCli(argv: readonly string[], io: GenCliIo = {}): Pro
   const root = projectRoot(dir, cwd);
   const rootFiles = args.files.map((f) => fromRoot(f, cwd, root));
   try {
-    const sources = (await readSources(args.files, cwd)).map((s, i) => ({
+    const inputs = await expandDirectories(args.files, cwd);
+    const sources = (await readSources(inputs, cwd)).map((s, i) => ({
       ...s,
-      file: rootFiles[i] ?? s.file,
+      file: fromRoot(inputs[i] ?? s.file, cwd, root),
     }));
     const files = await generateTypes(sources, {
       command: recordedCommand(args, rootFiles, fromRoot(outDir, cwd, root)),

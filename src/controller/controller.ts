@@ -52,6 +52,7 @@
  *
  * @module
  */
+import { setMaxListeners } from 'node:events';
 import type {
   AddEventHandlerOptions,
   ResourceEventHandlerRegistration,
@@ -70,6 +71,7 @@ import { isAbortError, KubeControllerKitError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import { RateLimitingQueue } from '../workqueue/rate_limiting_queue.js';
+import type { RateLimitingQueueOptions } from '../workqueue/rate_limiting_queue.js';
 import { LowPriority, PriorityQueue } from '../workqueue/priority_queue.js';
 import type { RateLimitingWorkQueue } from '../workqueue/interface.js';
 import { defaultControllerRateLimiter } from '../workqueue/rate_limiters.js';
@@ -165,6 +167,13 @@ export interface ControllerOptions {
   usePriorityQueue?: boolean;
   /** Where the work queue's metrics go (default: the provider set with `setDefaultMetricsProvider`). */
   metricsProvider?: MetricsProvider;
+  /**
+   * Makes the work queue instead of the default one (controller-runtime's `NewQueue`), from
+   * the options the default would get (name, clock, rate limiter, metrics provider). The
+   * queue it returns is used as a FIFO queue: priorities are not passed to it. Used by the
+   * multicluster controller for its queue that is fair across clusters.
+   */
+  newQueue?: (options: RateLimitingQueueOptions<string>) => RateLimitingWorkQueue<string>;
   /**
    * Where the `controller_runtime_*` metrics go (default: the provider set with
    * `setDefaultControllerMetricsProvider`; none when unset).
@@ -445,7 +454,9 @@ export class Controller {
         ? { metricsProvider: options.metricsProvider }
         : {}),
     };
-    if (options.usePriorityQueue === false) {
+    if (options.newQueue !== undefined) {
+      this.queue = options.newQueue(queueOptions);
+    } else if (options.usePriorityQueue === false) {
       this.queue = new RateLimitingQueue<string>(queueOptions);
     } else {
       this.#priorityQueue = new PriorityQueue<string>(queueOptions);
@@ -693,6 +704,10 @@ export class Controller {
     this.#started = true;
     const mode = options.shutdown ?? 'drain';
     const reconcileAbort = new AbortController();
+    // Every worker waits on it for its next key (and a reconcile with a deadline listens to
+    // it too): as many listeners as workers is no leak, and must not trip Node's
+    // MaxListenersExceededWarning past ten workers.
+    setMaxListeners(0, reconcileAbort.signal);
     let shutdownTimer: Timer | undefined;
     let giveUp: (() => void) | undefined;
     const gaveUp = new Promise<'timeout'>((resolve) => {

@@ -57,6 +57,14 @@ export { PrometheusShardingMetrics } from './sharding.js';
 export type { PrometheusShardingMetricsOptions } from './sharding.js';
 export { shardingMetricNames } from '../sharding/metrics.js';
 export type { ShardingMetrics } from '../sharding/metrics.js';
+export { PrometheusMultiClusterMetricsProvider } from './multicluster.js';
+export type { PrometheusMultiClusterMetricsProviderOptions } from './multicluster.js';
+export {
+  getDefaultMultiClusterMetricsProvider,
+  multiClusterMetricNames,
+  setDefaultMultiClusterMetricsProvider,
+} from '../multicluster/metrics.js';
+export type { MultiClusterMetricsProvider } from '../multicluster/metrics.js';
 export { PrometheusWebhookMetricsProvider } from './webhook.js';
 export type { PrometheusWebhookMetricsProviderOptions } from './webhook.js';
 export {

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import type { UnstructuredObject } from '../client/types.js';
+import type { KubeObject, UnstructuredObject } from '../client/types.js';
 import type { Logger } from '../util/logger.js';
 import type { CounterMetric } from '../util/metrics.js';
 import { defaultLogger } from '../util/logger.js';
@@ -30,10 +30,14 @@ import type { WebhookMetricsProvider } from './metrics.js';
 import { getDefaultWebhookMetricsProvider } from './metrics.js';
 import type { ConversionRequest, ConversionResponse } from './types.js';
 
-/** How one spoke version converts to the hub version and back. */
+/**
+ * How one spoke version converts to the hub version and back. `Hub` and `Spoke` are any
+ * object types with the standard envelope: the interfaces `gen types` writes for two
+ * versions of a kind (`SpokeConverter<v1.Widget, v2.Widget>`), or `UnstructuredObject`.
+ */
 export interface SpokeConverter<
-  Hub extends UnstructuredObject = UnstructuredObject,
-  Spoke extends UnstructuredObject = UnstructuredObject,
+  Hub extends KubeObject = UnstructuredObject,
+  Spoke extends KubeObject = UnstructuredObject,
 > {
   /** Spoke → hub (controller-runtime's `ConvertTo`). Gets a copy; return the hub object. */
   toHub(spoke: Spoke): Hub | Promise<Hub>;
@@ -41,8 +45,24 @@ export interface SpokeConverter<
   fromHub(hub: Hub): Spoke | Promise<Spoke>;
 }
 
-/** One kind's versions for a {@link ConversionWebhook}. */
-export interface ConvertibleKind<Hub extends UnstructuredObject = UnstructuredObject> {
+/**
+ * The spoke type of a {@link ConvertibleKind} when none is named: `UnstructuredObject` beside
+ * an unstructured hub (so untyped converters see the object's fields), and any object with
+ * the standard envelope beside a typed hub (so each spoke may have its own generated type).
+ */
+export type DefaultSpoke<Hub extends KubeObject> = Hub extends UnstructuredObject
+  ? UnstructuredObject
+  : KubeObject;
+
+/**
+ * One kind's versions for a {@link ConversionWebhook}. `Hub` is the hub version's object
+ * type (a generated interface, or `UnstructuredObject`); `Spoke` the spokes' (a union when
+ * they differ, or left to {@link DefaultSpoke}).
+ */
+export interface ConvertibleKind<
+  Hub extends KubeObject = UnstructuredObject,
+  Spoke extends KubeObject = DefaultSpoke<Hub>,
+> {
   /** API group, e.g. `apps.example.com`. */
   group: string;
   /** Kind, e.g. `Application`. */
@@ -50,7 +70,7 @@ export interface ConvertibleKind<Hub extends UnstructuredObject = UnstructuredOb
   /** The hub version (usually the storage version), e.g. `v1`. */
   hub: string;
   /** Every other version, with its converter. */
-  spokes: Record<string, SpokeConverter<Hub, UnstructuredObject>>;
+  spokes: Record<string, SpokeConverter<Hub, Spoke>>;
 }
 
 /** Options of a {@link ConversionWebhook}. */
@@ -98,7 +118,9 @@ export class ConversionWebhook implements HttpWebhook {
    * @throws {@link WebhookError} when the kind is registered already, or the hub is also
    * listed as a spoke.
    */
-  register<Hub extends UnstructuredObject>(kind: ConvertibleKind<Hub>): this {
+  register<Hub extends KubeObject, Spoke extends KubeObject = DefaultSpoke<Hub>>(
+    kind: ConvertibleKind<Hub, Spoke>,
+  ): this {
     const key = `${kind.kind}.${kind.group}`;
     if (this.#kinds.has(key)) {
       throw new WebhookError(`conversion: ${key} is registered already`);
@@ -108,7 +130,8 @@ export class ConversionWebhook implements HttpWebhook {
         `conversion: ${key}: version ${kind.hub} is the hub and cannot also be a spoke`,
       );
     }
-    this.#kinds.set(key, kind);
+    // Stored untyped: the review hands converters the objects as they came off the wire.
+    this.#kinds.set(key, kind as unknown as ConvertibleKind);
     return this;
   }
 

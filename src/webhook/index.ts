@@ -76,7 +76,12 @@ export type { AdmissionDecision, AdmissionHandler, AdmissionWebhookOptions } fro
 export { AdmissionDenial, defaultingHandler, validatingHandler } from './typed.js';
 export type { Defaulter, ValidationWarnings, Validator } from './typed.js';
 export { ConversionError, ConversionWebhook } from './conversion.js';
-export type { ConversionWebhookOptions, ConvertibleKind, SpokeConverter } from './conversion.js';
+export type {
+  ConversionWebhookOptions,
+  ConvertibleKind,
+  DefaultSpoke,
+  SpokeConverter,
+} from './conversion.js';
 export { CertWatcher, DEFAULT_CERT_WATCH_INTERVAL_MS } from './certwatcher.js';
 export type { CertWatcherOptions } from './certwatcher.js';
 export {

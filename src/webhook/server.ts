@@ -45,7 +45,7 @@ import type { AdmissionHandler } from './admission.js';
 import { AdmissionWebhook } from './admission.js';
 import type { CertificateKeyPair } from './certificates.js';
 import { CertWatcher, DEFAULT_CERT_WATCH_INTERVAL_MS } from './certwatcher.js';
-import type { ConvertibleKind } from './conversion.js';
+import type { ConvertibleKind, DefaultSpoke } from './conversion.js';
 import { ConversionWebhook } from './conversion.js';
 import { WebhookError } from './errors.js';
 import type { HttpWebhook, WebhookHttpResponse } from './http.js';
@@ -386,9 +386,14 @@ export class WebhookServer {
     }
   }
 
-  /** Convert a kind's versions at `/convert`, hub and spoke (registers the path on first use). */
-  registerConversion<Hub extends KubeObject & Record<string, unknown>>(
-    kind: ConvertibleKind<Hub>,
+  /**
+   * Convert a kind's versions at `/convert`, hub and spoke (registers the path on first use).
+   * `Hub` is the hub version's type, e.g. the `Widget` that `gen types` writes for it:
+   * `server.registerConversion<v1.Widget>({ …, spokes: { v2: converter } })` with a
+   * `SpokeConverter<v1.Widget, v2.Widget>`.
+   */
+  registerConversion<Hub extends KubeObject, Spoke extends KubeObject = DefaultSpoke<Hub>>(
+    kind: ConvertibleKind<Hub, Spoke>,
   ): void {
     if (this.#conversion === undefined) {
       const conversion = new ConversionWebhook({

@@ -168,6 +168,15 @@ export class QueueMetrics {
     }
   }
 
+  /**
+   * A queued item was dropped without being handed to a worker (a queue that removes a
+   * group of items, e.g. a disengaged cluster's): the depth no longer counts it.
+   */
+  discard(key: unknown, priority?: number): void {
+    this.#depthOf(priority).dec();
+    this.#addTimes.delete(key);
+  }
+
   /** A worker finished an item. */
   done(key: unknown): void {
     const started = this.#processingStartTimes.get(key);

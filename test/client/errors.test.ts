@@ -70,6 +70,22 @@ test('a 403 from list reads like kubectl: forbidden: serviceaccount ops/x cannot
   assert.notEqual(second.message, first.message);
 });
 
+test("docs/testing.md: an RBAC refusal is kube-apiserver's text on err.status.message and the client's words on err.message", async (t) => {
+  const { s } = await server(t, { authorization: 'RBAC' });
+  const bot = s.addUser({ serviceAccount: { namespace: 'default', name: 'bot' } });
+  const transport = new Transport(bot.kubeConfig());
+  t.after(() => transport.close());
+  const err = await failure(pods(transport).namespace('default').list());
+  assert.equal(
+    err.status.message,
+    'pods is forbidden: User "system:serviceaccount:default:bot" cannot list resource "pods" in API group "" in the namespace "default"',
+  );
+  assert.equal(
+    err.message,
+    'GET /api/v1/namespaces/default/pods: forbidden: serviceaccount default/bot cannot list pods in namespace default',
+  );
+});
+
 test('a 403 at the cluster scope, for a group resource, keeps the authorizer reason', async (t) => {
   const { s, transport } = await server(t);
   s.faults.failNext(1, {

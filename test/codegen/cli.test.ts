@@ -111,6 +111,27 @@ describe('runGenCli', () => {
     );
   });
 
+  it('takes a directory for its manifests (name order, not recursive) and records the directory in the header', async () => {
+    await mkdir(join(cwd, 'crds', 'nested'), { recursive: true });
+    await writeFile(join(cwd, 'crds', 'widgets.yaml'), fixture('widgets.yaml'));
+    await writeFile(join(cwd, 'crds', 'notes.txt'), 'not a manifest');
+    await writeFile(join(cwd, 'crds', 'nested', 'ignored.yaml'), 'not: read');
+    const r = await run('gen', 'types', 'crds', '-o', 'out');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /wrote out\/widget_v1\.ts \(Widget v1 from widgets\.example\.com\)/);
+    const text = await readFile(join(cwd, 'out', 'widget_v1.ts'), 'utf8');
+    assert.match(text, /^\/\/ Command: kube-controller-kit gen types crds -o out$/m);
+    assert.match(
+      text,
+      /^\/\/ Source: crds\/widgets\.yaml, CustomResourceDefinition widgets\.example\.com, version v1\.$/m,
+    );
+    assert.equal((await run('gen', 'types', 'crds', '-o', 'out', '--check')).code, 0);
+    await mkdir(join(cwd, 'empty'));
+    const empty = await run('gen', 'types', 'empty', '-o', 'out');
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /empty.*the directory holds no \.yaml, \.yml or \.json manifest/);
+  });
+
   it('exits 1 when there is no served version to generate', async () => {
     await writeFile(join(cwd, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
     const r = await run('gen', 'types', 'cm.yaml', '-o', 'x', '--ignore-other-kinds');

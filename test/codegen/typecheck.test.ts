@@ -1,5 +1,9 @@
 // The generated files must compile under the repository's strict settings and mean what they
 // say: a `@ts-expect-error` below fails the check when a type is looser than the schema.
+// Two versions of one kind import side by side as namespaces (a module per version, as Go
+// has a package per version), and the library's typed APIs take the generated interfaces
+// as they are: `registerConversion<v1.Widget>` (was TS2344, "does not satisfy the
+// constraint 'KubeObject & Record<string, unknown>'"), `registerFor<v1.Widget>`.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -12,6 +16,10 @@ const usage = `
 import type { ApiResource, KubeObject } from '../../../src/client/types.js';
 import { type Widget, type WidgetList, widgetResource } from './widget_v1.js';
 import { type Gadget, gadgetResource } from './gadget_v2.js';
+import type * as v1 from './widget_v1.js';
+import type * as v1beta1 from './widget_v1beta1.js';
+import type { SpokeConverter } from '../../../src/webhook/conversion.js';
+import { WebhookServer } from '../../../src/webhook/server.js';
 
 const widget: Widget = {
   apiVersion: 'example.com/v1',
@@ -71,7 +79,23 @@ const noName: Widget['spec']['template'] = { containers: [{}] };
 // @ts-expect-error list kinds are literals
 const badList: WidgetList = { kind: 'GadgetList', metadata: {}, items: [] };
 
+// Both versions' \`Widget\` in one file, no alias per name: v1.Widget and v1beta1.Widget.
+const beta: SpokeConverter<v1.Widget, v1beta1.Widget> = {
+  toHub: (old) => ({ ...old, apiVersion: 'example.com/v1', spec: { image: 'x', replicas: old.spec?.size ?? 1 } }),
+  fromHub: (hub) => ({ ...hub, apiVersion: 'example.com/v1beta1', spec: { size: hub.spec.replicas } }),
+};
+const webhooks = new WebhookServer({ port: -1 });
+webhooks.registerConversion<v1.Widget>({ group: 'example.com', kind: 'Widget', hub: 'v1', spokes: { v1beta1: beta } });
+webhooks.registerConversion({ group: 'example.com', kind: 'Other', hub: 'v1', spokes: { v1beta1: beta } });
+webhooks.registerFor<v1.Widget>(
+  { group: 'example.com', version: 'v1', kind: 'Widget', resource: 'widgets' },
+  { defaulter: { default: (w) => { w.spec.replicas ||= 1; } } },
+);
+// @ts-expect-error a spoke converter must return the spoke's fields (size is a number)
+const badSpoke: SpokeConverter<v1.Widget, v1beta1.Widget> = { toHub: (o) => ({ ...o, spec: { image: 'x', replicas: 1 } }), fromHub: (h) => ({ ...h, apiVersion: 'example.com/v1beta1', spec: { size: 'big' } }) };
+
 export {
+  badSpoke,
   asKube, resource, list, gadget, cluster, intPort, noReplicas, noSpec, badMode, badLevel,
   badVersion, extra, badPort, badLabels, notEmpty, noName, badList,
 };

@@ -278,6 +278,39 @@ describe('Controller concurrency', () => {
     await until('all done', () => h.calls.length === 10 && active === 0);
     await stopAndWait(h);
   });
+
+  test('more than ten workers trip no MaxListenersExceededWarning: each waits on the one worker signal, which is no leak', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const gate = deferred();
+      let active = 0;
+      const h = start(
+        async () => {
+          active++;
+          await gate.promise;
+          active--;
+        },
+        { workers: 16 },
+      );
+      // 16 workers waiting for a key, then 12 of them in a reconcile while 4 still wait.
+      await flushAsync();
+      for (let i = 0; i < 12; i++) h.controller.enqueue(`k${i}`);
+      await until('twelve running', () => active === 12);
+      gate.resolve();
+      await until('all done', () => h.calls.length === 12 && active === 0);
+      await stopAndWait(h);
+      // A warning is emitted on a later tick than the listener that trips it.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(
+      warnings.filter((w) => w.startsWith('MaxListenersExceededWarning')),
+      [],
+    );
+  });
 });
 
 describe('Controller start and shutdown', () => {

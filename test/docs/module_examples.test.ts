@@ -27,6 +27,10 @@ const expected: Record<string, RegExp[]> = {
   'src/leaderelection/index.ts': [/^leader is replica-1$/m, /^leading;/m, /^stopped leading$/m],
   'src/record/index.ts': [/^Configured mode set to fast$/m],
   'src/sharding/index.ts': [/^default\/web replica-\w \(stays\)$/m, /replica-c → replica-[ab]$/m],
+  'src/multicluster/index.ts': [
+    /^member-a default\/settings mode=fast$/m,
+    /^member-b default\/settings mode=safe$/m,
+  ],
   'src/program/index.ts': [/^default\nkube-public\nkube-system$/m],
   'src/util/index.ts': [
     /attempt=1 delayMs=800 /,

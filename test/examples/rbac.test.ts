@@ -9,6 +9,9 @@
 // server refusing streaming lists (a 422, which turns them off for the reflector), so a
 // Role derived from a streaming run does not lose it.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startTestApiServer } from '../../packages/testing/src/index.js';
 import type {
@@ -32,6 +35,11 @@ import {
   widgetsResource,
 } from '../../examples/sharded-operator/src/widgets.js';
 import { LeaseLock, RangeShard, Shard, Sharder, runWhileLeading } from '../../src/index.js';
+import {
+  STATUS_ANNOTATION as FLEET_STATUS_ANNOTATION,
+  SYNC_LABEL as FLEET_SYNC_LABEL,
+  runFleetSync,
+} from '../../examples/fleet-sync/src/fleet_sync.js';
 import { crdRef, examplePath, installApplicationCrd } from './support.js';
 
 interface Rule {
@@ -804,5 +812,108 @@ describe('examples: RBAC manifests are enough and least, proven under RBAC', () 
       },
     });
     assert.equal(proven, 7, 'every verb a replica is granted was removed in turn');
+  });
+
+  /** ConfigMaps of the fleet-sync stories. */
+  type FleetCM = {
+    metadata: {
+      name: string;
+      namespace: string;
+      labels?: Record<string, string>;
+      annotations?: Record<string, string>;
+    };
+    data?: Record<string, string>;
+  };
+  const fleetCM = (name: string, data: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'default', labels: { [FLEET_SYNC_LABEL]: 'true' } },
+    data,
+  });
+
+  test('fleet-sync: rbac-hub.yaml in the hub (members with full rights), with leader election', async () => {
+    const proven = await proveManifest({
+      manifest: 'fleet-sync/rbac-hub.yaml',
+      serviceAccount: { namespace: 'fleet-sync', name: 'fleet-sync' },
+      namespaces: ['default', 'fleet-sync'],
+      informers: 1,
+      async story({ server, kubeConfig, logger, until }) {
+        const member = await startTestApiServer();
+        const dir = mkdtempSync(join(tmpdir(), 'fleet-rbac-'));
+        const stop = new AbortController();
+        let running: Promise<void> | undefined;
+        try {
+          await member.writeKubeconfig(join(dir, 'member-a.kubeconfig'));
+          server.create('configmaps', fleetCM('settings', { mode: 'blue' }));
+          running = runFleetSync(kubeConfig, dir, stop.signal, {
+            logger,
+            debounceMs: 50,
+            leaderElection: {
+              id: 'fleet-sync',
+              namespace: 'fleet-sync',
+              leaseDurationMs: 1500,
+              renewDeadlineMs: 1000,
+              retryPeriodMs: 100,
+            },
+          });
+          const status = () =>
+            server.get<FleetCM>('configmaps', 'settings', 'default')?.metadata.annotations?.[
+              FLEET_STATUS_ANNOTATION
+            ];
+          await until('the status written (patch)', () => status() === 'member-a');
+          const cm = server.get<FleetCM>('configmaps', 'settings', 'default')!;
+          server.update('configmaps', { ...cm, metadata: { ...cm.metadata, labels: {} } });
+          await until(
+            'the status removed with the label (get, patch)',
+            () => status() === undefined,
+          );
+          await until('a lease renewal', () =>
+            server.requests.some(
+              (r) => r.resource === 'leases' && r.verb === 'update' && r.code === 200,
+            ),
+          );
+        } finally {
+          stop.abort();
+          await running;
+          await member.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    });
+    assert.equal(proven, 7, 'every granted verb was removed in turn');
+  });
+
+  test('fleet-sync: rbac-member.yaml in a member (the hub with full rights)', async () => {
+    const proven = await proveManifest({
+      manifest: 'fleet-sync/rbac-member.yaml',
+      serviceAccount: { namespace: 'fleet-sync', name: 'fleet-sync-member' },
+      namespaces: ['default', 'fleet-sync'],
+      informers: 2,
+      async story({ server, kubeConfig, logger, until }) {
+        const hub = await startTestApiServer();
+        const dir = mkdtempSync(join(tmpdir(), 'fleet-rbac-'));
+        const stop = new AbortController();
+        let running: Promise<void> | undefined;
+        try {
+          // The member's kubeconfig file holds the ServiceAccount's token, inline.
+          writeFileSync(join(dir, 'member-a.kubeconfig'), kubeConfig.exportConfig());
+          hub.create('configmaps', fleetCM('settings', { mode: 'blue' }));
+          running = runFleetSync(hub.kubeConfig(), dir, stop.signal, { logger, debounceMs: 50 });
+          const copy = () => server.get<FleetCM>('configmaps', 'settings', 'default');
+          await until('the copy created', () => copy()?.data?.mode === 'blue');
+          const source = hub.get<FleetCM>('configmaps', 'settings', 'default')!;
+          hub.update('configmaps', { ...source, data: { mode: 'green' } });
+          await until('the copy updated', () => copy()?.data?.mode === 'green');
+          hub.delete('configmaps', 'settings', 'default');
+          await until('the copy deleted', () => copy() === undefined);
+        } finally {
+          stop.abort();
+          await running;
+          await hub.close();
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    });
+    assert.equal(proven, 7, 'every granted verb was removed in turn');
   });
 });

@@ -53,4 +53,27 @@ describe('sharded-operator example', { timeout: 240_000 }, () => {
       assert.match(stderr, /settled: a replica joined/);
       assert.match(stderr, /settled: replica-0 left/);
     });
+
+  test("rule (least privilege, rbac.yaml): on a real cluster the replicas never get the sharder's credentials; without --replica-kubeconfig the program refuses to start", async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'examples/sharded-operator/src/main.ts',
+        '--kubeconfig',
+        '/nonexistent/sharder.kubeconfig',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((r) => child.once('close', r));
+    assert.notEqual(code, 0);
+    assert.match(stderr, /--replica-kubeconfig is required with --kubeconfig/);
+    assert.doesNotMatch(stderr, /started a replica/);
+    assert.equal(stdout, '');
+  });
 });

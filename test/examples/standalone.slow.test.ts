@@ -10,7 +10,7 @@
 // `compilers`: its own TypeScript 5 and TypeScript 7 (the native compiler, which users
 // compile their operators with too), against the declarations the package publishes.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import {
   cpSync,
   mkdirSync,
@@ -28,9 +28,14 @@ import { after, before, describe, test } from 'node:test';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const minutes = (n: number) => n * 60_000;
 
-/** The environment of every command: the parent npm's settings (npm test) left out. */
+/**
+ * The environment of every command: the parent npm's settings (npm test) left out, and the
+ * test runner's mark (with it a project's `node --test` reports to this runner, not to stdout).
+ */
 const env = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => !k.toLowerCase().startsWith('npm_')),
+  Object.entries(process.env).filter(
+    ([k]) => !k.toLowerCase().startsWith('npm_') && k !== 'NODE_TEST_CONTEXT',
+  ),
 );
 env.KUBECONFIG = '/nonexistent-an-example-must-not-read-it';
 
@@ -84,19 +89,37 @@ interface Compiler {
 }
 let compilers: Compiler[];
 
+/** The packed packages and the scratch directory, as `before` made them. */
+interface Packed {
+  /** The runtime package, kube-controller-kit. */
+  tarball: string;
+  /** The in-memory API server, @kube-controller-kit/testing. */
+  testingTarball: string;
+  /** The test's scratch directory (removed after). */
+  work: string;
+}
+
 /**
  * A consumer's project, type-checked by each of `compilers` against the packed library (the
- * examples are checked in their own tests). A project made by `kube-controller-kit init`
- * (issue #36's scaffold) joins this list: its `create` runs the generator in `dir`.
+ * examples are checked in their own tests). The project `kube-controller-kit init` writes
+ * (issue #36's scaffold) is one: its `create` runs the packed CLI in `dir`.
  */
 interface ConsumerProject {
   name: string;
+  /** What `verify` checks besides the type check, for the test's title. */
+  also?: string;
   /** Packages `npm install` adds beside the packed library (the project's own are kept). */
   install: string[];
   /** Fills the empty directory `dir` before the install. */
-  create(dir: string): Promise<void> | void;
+  create(dir: string, packed: Packed): Promise<void> | void;
+  /** Runs after the install, before the type checks (generated code, more scaffolding). */
+  prepare?(dir: string): Promise<void>;
   /** Type-checks the installed project in `dir` with the compiler entry point `tsc`. */
   check(dir: string, tsc: string): Promise<Result>;
+  /** Runs after the type checks: the project's own tests, lint, build. */
+  verify?(dir: string): Promise<void>;
+  /** Default 12 minutes. */
+  timeoutMs?: number;
 }
 
 const consumerProjects: ConsumerProject[] = [
@@ -127,7 +150,159 @@ const consumerProjects: ConsumerProject[] = [
         minutes(5),
       ),
   },
+  {
+    // Issue #36's scaffold, from the packed packages: init as npx runs it, then the steps
+    // the project's README gives, then its own checks.
+    name: 'the project kube-controller-kit init writes',
+    also: 'with a second version and a conversion webhook added by its own kit, passes its own npm test, runs with npm start, lints, and builds a production image without the test server',
+    install: [],
+    create: async (dir, { tarball, work }) => {
+      // The kit as npx installs it: the runtime package alone, none of its optional peers
+      // (so gen types and prettier are not at hand, and init says what to run next).
+      const tools = join(work, 'scaffold-tools');
+      mkdirSync(tools);
+      writeFileSync(join(tools, 'package.json'), '{"name":"tools","private":true}');
+      await ok(
+        npm,
+        ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball],
+        tools,
+      );
+      const init = await ok(
+        process.execPath,
+        [
+          join(tools, 'node_modules/kube-controller-kit/dist/cli/main.js'),
+          'init',
+          '--skip-install',
+          '--project-name',
+          'guestbook-operator',
+          '--domain',
+          'example.com',
+          '--group',
+          'webapp',
+          '--version',
+          'v1',
+          '--kind',
+          'Guestbook',
+          '--defaulting',
+          '--programmatic-validation',
+        ],
+        dir,
+      );
+      assert.match(init.stdout, /next:\n {2}npm install\n {2}npm run generate && npm run format\n/);
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
+      };
+      // The test server is for the tests and npm start: a development dependency only.
+      assert.ok(manifest.dependencies['kube-controller-kit']);
+      assert.equal(manifest.dependencies['@kube-controller-kit/testing'], undefined);
+      assert.ok(manifest.devDependencies['@kube-controller-kit/testing']);
+    },
+    prepare: async (dir) => {
+      // The rest of what init's "next:" says, then a second version and its conversion,
+      // added by the project's own kit (the packed one npm installed).
+      await ok(npm, ['run', '--silent', 'generate'], dir);
+      await ok(npm, ['run', '--silent', 'format'], dir);
+      const kit = (...args: string[]) =>
+        ok(npm, ['exec', '--', 'kube-controller-kit', ...args], dir);
+      await kit(
+        'create',
+        'api',
+        '--group',
+        'webapp',
+        '--version',
+        'v2',
+        '--kind',
+        'Guestbook',
+        '--controller=false',
+      );
+      await kit(
+        'create',
+        'webhook',
+        '--group',
+        'webapp',
+        '--version',
+        'v1',
+        '--kind',
+        'Guestbook',
+        '--conversion',
+        '--spoke',
+        'v2',
+      );
+    },
+    check: (dir, tsc) => run(process.execPath, [tsc, '-p', 'tsconfig.json', '--noEmit'], dir),
+    verify: async (dir) => {
+      const tests = await ok(npm, ['test'], dir, minutes(6));
+      const [, passed] = /^# pass (\d+)\n# fail 0$/m.exec(tests.stdout) ?? [];
+      // At least one test a file: operator, controller, webhooks, conversion, manifests.
+      const files = readdirSync(join(dir, 'test')).filter((f) => f.endsWith('.test.ts'));
+      assert.ok(files.length >= 5 && Number(passed) >= files.length, tests.stdout);
+      await ok(npm, ['run', '--silent', 'lint'], dir);
+      await ok(npm, ['run', '--silent', 'generate', '--', '--check'], dir);
+      await startsAndStops(dir);
+      // The production build the Dockerfile makes: dist/ runs without the test server.
+      await ok(npm, ['run', '--silent', 'build'], dir);
+      await ok(npm, ['prune', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error'], dir);
+      assert.throws(() => readdirSync(join(dir, 'node_modules/@kube-controller-kit/testing')));
+      const help = await ok(process.execPath, ['dist/main.js', '--help'], dir);
+      assert.match(help.stdout, /^Usage: /);
+      const real = await run(
+        process.execPath,
+        ['dist/main.js', '--kubeconfig', join(dir, 'none')],
+        dir,
+      );
+      assert.notEqual(real.code, 0);
+      assert.match(real.stderr, /kubeconfig \S+none does not exist/);
+    },
+    timeoutMs: minutes(20),
+  },
 ];
+
+/**
+ * The scaffolded project's \`npm start\` (the README's first command): on the in-memory API
+ * server from the installed @kube-controller-kit/testing, with its CRD, sample and webhooks,
+ * until Ctrl-C, which stops it with exit 0.
+ */
+async function startsAndStops(dir: string): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/main.ts',
+      '--health-probe-bind-address=127.0.0.1:0',
+      '--metrics-bind-address=0',
+      '--webhook-port=0',
+    ],
+    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Buffer) => {
+        log += chunk.toString();
+        if (/webhooks installed/.test(log) && /manager: starting controller\/guestbook/.test(log))
+          resolve();
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      void exited.then((code) => reject(new Error(`npm start exited ${code}:\n${log}`)));
+      timer = setTimeout(
+        () => reject(new Error(`npm start did not start in 3 minutes:\n${log}`)),
+        minutes(3),
+      );
+    });
+  } finally {
+    clearTimeout(timer);
+    child.kill('SIGINT');
+  }
+  assert.equal(await exited, 0, log);
+  assert.match(log, /started the in-memory API server/);
+  assert.match(log, /applied object=guestbooks\.webapp\.example\.com\/guestbook-sample/);
+  assert.match(log, /manager: stopped/);
+}
 
 /** What each example must print (stdout) when run on the in-memory server. */
 const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
@@ -206,6 +381,20 @@ const expectations: Record<string, { script: string; stdout: RegExp[] }[]> = {
       ],
     },
   ],
+  'fleet-sync': [
+    {
+      script: 'start',
+      stdout: [
+        /✓ default\/settings copied to member-a, member-b; apps\/feature-flags to member-a only/,
+        /✓ member-c joined at runtime: default\/settings copied to it/,
+        /✓ default\/settings changed on the hub: every member’s copy updated/,
+        /✓ member-b left at runtime: fleet\.example\.com\/synced-to of default\/settings is now member-a,member-c/,
+        /✓ apps\/feature-flags lost its label: its copy deleted from member-a, its status annotation removed/,
+        /✓ default\/settings deleted on the hub: its copies deleted from member-a and member-c/,
+        /done: default\/local-only \(not labelled\) was never copied: true/,
+      ],
+    },
+  ],
   'application-operator': [
     {
       script: 'demo',
@@ -230,7 +419,7 @@ describe('examples stand alone: copied, installed from the packed packages, type
       work = mkdtempSync(join(tmpdir(), 'kck-standalone-'));
       // The packages as npm publishes them: build both, then `npm pack` each (the API
       // reference, which `prepack` also builds, is not needed here).
-      await ok(npm, ['run', '--silent', 'build'], root);
+      await ok(npm, ['run', '--silent', 'build'], root, minutes(10));
       const packed = await ok(
         process.execPath,
         [join(root, 'scripts/pack.mjs'), work, '--ignore-scripts'],
@@ -260,7 +449,7 @@ describe('examples stand alone: copied, installed from the packed packages, type
         { label: 'TypeScript 7', tsc: () => join(ts7, 'node_modules/typescript/bin/tsc') },
       ];
     },
-    { timeout: minutes(10) },
+    { timeout: minutes(20) },
   );
   after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -325,12 +514,12 @@ describe('examples stand alone: copied, installed from the packed packages, type
 
   for (const project of consumerProjects) {
     test(
-      `${project.name}: type-checks against the packed declarations with TypeScript 5 and 7`,
-      { timeout: minutes(12) },
+      `${project.name}: type-checks against the packed declarations with TypeScript 5 and 7${project.also !== undefined ? `, and ${project.also}` : ''}`,
+      { timeout: project.timeoutMs ?? minutes(12) },
       async () => {
         const dir = join(work, `consumer-${project.name.replace(/\W+/g, '-')}`);
         mkdirSync(dir);
-        await project.create(dir);
+        await project.create(dir, { tarball, testingTarball, work });
         await ok(
           npm,
           [
@@ -345,10 +534,12 @@ describe('examples stand alone: copied, installed from the packed packages, type
           ],
           dir,
         );
+        await project.prepare?.(dir);
         for (const c of compilers) {
           const r = await project.check(dir, c.tsc(dir));
           assert.equal(r.code, 0, `${project.name} with ${c.label}\n${r.stdout}\n${r.stderr}`);
         }
+        await project.verify?.(dir);
       },
     );
   }

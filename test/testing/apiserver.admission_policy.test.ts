@@ -76,6 +76,22 @@ describe('ValidatingAdmissionPolicy (test API server)', () => {
     assert.equal((await createCm('with-team', { team: 'a' })).code, 201);
   });
 
+  it('rule (metav1.StatusDetails: name, group, kind and uid are omitempty): a denial of a core-group write has details without "group"', async () => {
+    server.create(POLICIES, policy('deny-all', { validations: [{ expression: 'false' }] }));
+    server.create(BINDINGS, binding('deny-all-binding', 'deny-all'));
+    const res = await createCm('denied');
+    assert.equal(res.code, 422);
+    assert.deepEqual(res.json.details, {
+      name: 'denied',
+      kind: 'configmaps',
+      causes: [{ message: (res.json.message as string).replace(/^.*is forbidden: /, '') }],
+    });
+    assert.doesNotMatch(res.body, /"group"/);
+    // The same rule for every Status the server answers: a core NotFound has no group.
+    const missing = await raw(server.url, 'GET', '/api/v1/namespaces/default/configmaps/nope');
+    assert.deepEqual(missing.json.details, { name: 'nope', kind: 'configmaps' });
+  });
+
   it('a policy without a binding is not in force', async () => {
     server.create(POLICIES, policy('unbound', { validations: [{ expression: 'false' }] }));
     assert.equal((await createCm('free')).code, 201);

@@ -136,7 +136,7 @@ describe('test API server: kube-apiserver behaviours found by the conformance su
     const stale = await del({ preconditions: { resourceVersion: '1' } });
     assert.equal(stale.code, 409);
     assert.equal(stale.json['reason'], 'Conflict');
-    assert.deepEqual(stale.json['details'], { name: 'pre', group: '', kind: 'ConfigMap' });
+    assert.deepEqual(stale.json['details'], { name: 'pre', kind: 'ConfigMap' });
     const rv = server.get('configmaps', 'pre', 'default')?.metadata?.resourceVersion ?? '';
     assert.equal(
       stale.json['message'],

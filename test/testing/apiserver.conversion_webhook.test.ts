@@ -76,7 +76,7 @@ describe('CRD conversion webhooks (test API server)', () => {
   let caCert: string;
   let hooksUrl: string;
   const reviews: any[] = [];
-  let mode: 'ok' | 'fail' | 'wrong-uid' | 'drop' = 'ok';
+  let mode: 'ok' | 'fail' | 'wrong-uid' | 'drop' | 'rename' = 'ok';
   let dir: string;
 
   const crd = (): UnstructuredObject => ({
@@ -135,9 +135,14 @@ describe('CRD conversion webhooks (test API server)', () => {
             : {
                 uid: mode === 'wrong-uid' ? 'nope' : uid,
                 result: { status: 'Success' },
-                convertedObjects: (mode === 'drop' ? [] : objects).map((o: any) =>
-                  convert(o, desiredAPIVersion),
-                ),
+                convertedObjects: (mode === 'drop' ? [] : objects).map((o: any) => {
+                  const out = convert(o, desiredAPIVersion);
+                  if (mode !== 'rename') return out;
+                  return {
+                    ...out,
+                    metadata: { ...out.metadata, name: `${o.metadata.name}-renamed` },
+                  };
+                }),
               };
         res.setHeader('Content-Type', 'application/json');
         res.end(
@@ -237,32 +242,97 @@ describe('CRD conversion webhooks (test API server)', () => {
     },
   );
 
-  it('a failed conversion answers 500 "conversion webhook for <group/version, Kind=K> failed: <message>"', async () => {
+  it('rule (apiextensions-apiserver webhook_converter + apierrors.ErrorToAPIStatus): a failed conversion is a plain error, answered 500 with no reason and its own words', async () => {
     server.create('gadgets.example.com', {
       apiVersion: 'example.com/v1',
       kind: 'Gadget',
       metadata: { name: 'f1' },
       spec: { size: 1 },
     });
-    mode = 'fail';
-    const res = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
-    assert.equal(res.code, 500);
-    assert.equal(
-      res.json.message,
-      'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget failed: cannot convert today',
-    );
-    mode = 'wrong-uid';
-    const uid = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
-    assert.match(
-      String(uid.json.message),
-      /failed: expected response\.uid="[0-9a-f-]+", got "nope"$/,
-    );
-    mode = 'drop';
-    const drop = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
-    assert.equal(
-      drop.json.message,
-      'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget returned 0 objects, expected 1',
-    );
+    const get = () => raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets/f1');
+    /** The Status kube-apiserver answers an error that is not an API status. */
+    const unknown = (message: string) => ({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      code: 500,
+    });
+    try {
+      mode = 'fail';
+      const res = await get();
+      assert.equal(res.code, 500);
+      // kubectl: `Error from server: conversion webhook for … failed: …` (no "(InternalError)").
+      assert.deepEqual(
+        res.json,
+        unknown('conversion webhook for example.com/v1, Kind=Gadget failed: cannot convert today'),
+      );
+      mode = 'wrong-uid';
+      const uid = await get();
+      assert.equal(uid.json.reason, undefined);
+      assert.match(
+        String(uid.json.message),
+        /^conversion webhook for example\.com\/v1, Kind=Gadget failed: expected response\.uid="[0-9a-f-]+", got "nope"$/,
+      );
+      mode = 'drop';
+      assert.deepEqual(
+        (await get()).json,
+        unknown(
+          'conversion webhook for example.com/v1, Kind=Gadget returned 0 objects, expected 1',
+        ),
+      );
+      // validateConvertedObject, single object: no index.
+      mode = 'rename';
+      assert.deepEqual(
+        (await get()).json,
+        unknown(
+          'conversion webhook for example.com/v1, Kind=Gadget returned invalid object: must have the same name: f1 != f1-renamed',
+        ),
+      );
+      // A list is converted as the list object (the request's version, the list kind), and
+      // its index is counted after the object is taken.
+      const list = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/gadgets');
+      assert.equal(list.code, 500);
+      assert.match(
+        String(list.json.message),
+        /^conversion webhook for example\.com\/v2, Kind=GadgetList returned invalid converted object at index 1: must have the same name: (\S+) != \1-renamed$/,
+      );
+    } finally {
+      mode = 'ok';
+      server.delete('gadgets.example.com', 'f1');
+    }
+  });
+
+  it('rule (webhook_converter): an unreachable conversion webhook answers 500 "conversion webhook for … failed: Post …: connect: connection refused"', async () => {
+    // A port nothing listens on: bound, then closed.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const widgets = crd();
+    widgets.metadata = { name: 'widgets.example.com' };
+    const spec = widgets.spec as any;
+    spec.names = { plural: 'widgets', singular: 'widget', kind: 'Widget' };
+    spec.conversion.webhook.clientConfig = { url: `https://127.0.0.1:${port}/convert`, caBundle };
+    server.create('customresourcedefinitions.apiextensions.k8s.io', widgets);
+    try {
+      server.create('widgets.example.com', {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'w' },
+        spec: { size: 1 },
+      });
+      const res = await raw(server.url, 'GET', '/apis/example.com/v2/namespaces/default/widgets/w');
+      assert.equal(res.code, 500);
+      assert.equal(res.json.reason, undefined);
+      assert.equal(
+        res.json.message,
+        `conversion webhook for example.com/v1, Kind=Widget failed: Post "https://127.0.0.1:${port}/convert?timeout=30s": dial tcp 127.0.0.1:${port}: connect: connection refused`,
+      );
+    } finally {
+      server.delete('customresourcedefinitions.apiextensions.k8s.io', 'widgets.example.com');
+    }
   });
 
   it('rule (apiserver watch encoder): a watch at v2 gets every event converted, one ConversionReview per event, in order', async () => {

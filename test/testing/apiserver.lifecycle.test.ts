@@ -102,7 +102,7 @@ describe('test API server (lifecycle)', () => {
       );
       assert.equal(code, 404);
       assert.equal(body.reason, 'NotFound');
-      assert.deepEqual(body.details, { name: 'missing', group: '', kind: 'pods' });
+      assert.deepEqual(body.details, { name: 'missing', kind: 'pods' });
     });
 
     it('a non-DNS-1123 name is 422 Invalid with a metadata.name cause', async () => {

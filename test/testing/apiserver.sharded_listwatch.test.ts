@@ -76,6 +76,77 @@ describe('test API server: sharded list and watch (ShardedListAndWatch)', () => 
       );
     });
 
+    it('rule (kube-apiserver 1.36, KEP-5866): the echoed selector is normalised, ", " between the arguments', async () => {
+      const compact = "shardRange(object.metadata.uid,'0x0000000000000000','0x8000000000000000')";
+      const r = await raw(
+        server.url,
+        'GET',
+        `/api/v1/namespaces/sh/configmaps?shardSelector=${q(compact)}`,
+      );
+      assert.equal(r.code, 200);
+      assert.deepEqual((r.json.metadata as any).shardInfo, { selector: LOW });
+    });
+
+    it('rule (etcd3 store: remainingItemCount when the predicate has no label or field selector): a limited sharded list counts the keys left', async () => {
+      const r = await raw(
+        server.url,
+        'GET',
+        `/api/v1/namespaces/sh/configmaps?limit=2&shardSelector=${q(LOW)}`,
+      );
+      assert.equal(r.code, 200);
+      const meta = r.json.metadata as any;
+      assert.notEqual(meta.continue, undefined);
+      assert.equal(typeof meta.remainingItemCount, 'number');
+      assert.ok(meta.remainingItemCount > 0);
+      const labelled = await raw(
+        server.url,
+        'GET',
+        `/api/v1/namespaces/sh/configmaps?limit=2&labelSelector=x!%3Dy&shardSelector=${q(LOW)}`,
+      );
+      assert.equal((labelled.json.metadata as any).remainingItemCount, undefined);
+    });
+
+    it('rule (kube-apiserver 1.36, KEP-5866): a custom resource list is filtered but carries no metadata.shardInfo', async () => {
+      server.create('customresourcedefinitions.apiextensions.k8s.io', {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'widgets.example.com' },
+        spec: {
+          group: 'example.com',
+          scope: 'Namespaced',
+          names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          ],
+        },
+      });
+      for (let i = 0; i < 12; i++) {
+        server.create('widgets.example.com', {
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name: `w-${i}`, namespace: 'sh' },
+        });
+      }
+      const path = '/apis/example.com/v1/namespaces/sh/widgets';
+      const all = await raw(server.url, 'GET', path);
+      const low = await raw(server.url, 'GET', `${path}?shardSelector=${q(LOW)}`);
+      assert.equal(low.code, 200);
+      const expected = (all.json.items as any[])
+        .filter((i) => inLow(i.metadata.uid))
+        .map((i) => i.metadata.name as string)
+        .sort();
+      assert.deepEqual(names(low.json), expected);
+      assert.ok(expected.length < 12, 'filtered');
+      assert.equal((low.json.metadata as any).shardInfo, undefined);
+    });
+
     it('ranges joined with || select their union; the whole space is everything', async () => {
       const both = await raw(
         server.url,

@@ -5,6 +5,7 @@
 // allowed; SubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview and
 // TokenReview answer with the server's real decision.
 import assert from 'node:assert/strict';
+import { createPublicKey, verify } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestApiServer } from '../../packages/testing/src/index.js';
 import type { TestApiServer } from '../../packages/testing/src/index.js';
@@ -70,6 +71,85 @@ describe('ServiceAccount tokens (TokenRequest) and TokenReview', () => {
       'system:serviceaccounts:ops',
       'system:authenticated',
     ]);
+  });
+
+  it('rule (kube-apiserver TokenREST.Create fills the object meta system fields): a TokenRequest answer has its own metadata.uid and creationTimestamp', async () => {
+    const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} };
+    const first = (await request(body)).json.metadata as Record<string, unknown>;
+    const second = (await request(body)).json.metadata as Record<string, unknown>;
+    assert.match(
+      String(first.uid),
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    assert.notEqual(first.uid, second.uid);
+    assert.notEqual(first.uid, server.get('serviceaccounts', 'bot', 'ops')?.metadata?.uid);
+    assert.deepEqual(Object.keys(first), ['name', 'namespace', 'uid', 'creationTimestamp']);
+  });
+
+  it('rule (kube-apiserver ServiceAccountIssuerDiscovery, bootstrap role system:service-account-issuer-discovery): the issuer discovery documents are served to ServiceAccounts, and the keys verify their tokens', async () => {
+    const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} };
+    const token = ((await request(body)).json.status as { token: string }).token;
+    const config = await raw(
+      server.url,
+      'GET',
+      '/.well-known/openid-configuration',
+      undefined,
+      bearer(token),
+    );
+    assert.equal(config.code, 200, config.body);
+    assert.equal(config.headers['cache-control'], 'public, max-age=3600');
+    const port = new URL(server.url).port;
+    assert.deepEqual(config.json, {
+      issuer: 'https://kubernetes.default.svc.cluster.local',
+      jwks_uri: `https://127.0.0.1:${port}/openid/v1/jwks`,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+    });
+    const keys = await raw(server.url, 'GET', '/openid/v1/jwks/', undefined, bearer(token));
+    assert.equal(keys.code, 200, keys.body);
+    assert.equal(keys.headers['content-type'], 'application/jwk-set+json');
+    const [jwk] = (keys.json as { keys: Record<string, string>[] }).keys;
+    assert.equal(jwk?.use, 'sig');
+    assert.equal(jwk?.alg, 'ES256');
+    const [h = '', c = '', sig = ''] = token.split('.');
+    assert.equal(JSON.parse(Buffer.from(h, 'base64url').toString()).kid, jwk?.kid);
+    const key = createPublicKey({ key: jwk, format: 'jwk' });
+    assert.equal(
+      verify(
+        'sha256',
+        Buffer.from(`${h}.${c}`),
+        { key, dsaEncoding: 'ieee-p1363' },
+        Buffer.from(sig, 'base64url'),
+      ),
+      true,
+      'the published key verifies a token the server issued',
+    );
+    // The binding is for system:serviceaccounts: an anonymous request is refused.
+    assert.equal((await raw(server.url, 'GET', '/openid/v1/jwks')).code, 403);
+    // What `kubectl auth can-i --list` shows a ServiceAccount (its SelfSubjectRulesReview).
+    const rules = await raw(
+      server.url,
+      'POST',
+      '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      JSON.stringify({
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectRulesReview',
+        spec: { namespace: 'ops' },
+      }),
+      bearer(token),
+    );
+    const urls = (
+      rules.json.status as { nonResourceRules: { nonResourceURLs: string[] }[] }
+    ).nonResourceRules.flatMap((r) => r.nonResourceURLs);
+    for (const u of [
+      '/.well-known/openid-configuration',
+      '/.well-known/openid-configuration/',
+      '/openid/v1/jwks',
+      '/openid/v1/jwks/',
+    ]) {
+      assert.ok(urls.includes(u), `can-i --list includes ${u}: ${urls.join(' ')}`);
+    }
   });
 
   it('a token is refused 401 once it has expired', async () => {

@@ -1,6 +1,6 @@
 // kubectl's `auth` commands against the test API server: `can-i` (SelfSubjectAccessReview
 // and SelfSubjectRulesReview) and `whoami` (SelfSubjectReview), sent in protobuf as
-// kubectl sends them. The server has no authorizer, so everything is allowed. Skipped
+// kubectl sends them. Under the default AlwaysAllow authorizer everything is allowed. Skipped
 // where kubectl is not installed.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

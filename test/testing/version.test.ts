@@ -29,6 +29,23 @@ describe('the version the test server reports', () => {
     assert.equal(res.json.gitVersion, 'v1.36.3');
   });
 
+  it("rule (component-base compatibility versions, version.Info): /version says the version emulated (its own) and the minimum compatibility version (the minor before), in version.Info's field order", async () => {
+    const res = await raw(server.url, 'GET', '/version');
+    assert.deepEqual(Object.keys(res.json).slice(0, 7), [
+      'major',
+      'minor',
+      'emulationMajor',
+      'emulationMinor',
+      'minCompatibilityMajor',
+      'minCompatibilityMinor',
+      'gitVersion',
+    ]);
+    assert.equal(res.json.emulationMajor, '1');
+    assert.equal(res.json.emulationMinor, '36');
+    assert.equal(res.json.minCompatibilityMajor, '1');
+    assert.equal(res.json.minCompatibilityMinor, '35');
+  });
+
   it('kubectl version shows Server Version v1.36.3', { skip: kubectlSkip() }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'kck-version-'));
     try {

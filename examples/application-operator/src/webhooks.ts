@@ -16,12 +16,13 @@ import type {
   KubeConfigLike,
   Logger,
   SpokeConverter,
-  UnstructuredObject,
   WebhookEndpoint,
   WebhookServer,
 } from 'kube-controller-kit';
-import type { Application } from './generated/application_v1.js';
-import type { Application as ApplicationV2 } from './generated/application_v2.js';
+// One module per version, imported as a namespace (as Go imports a package per version):
+// v1.Application and v2.Application side by side, no alias per name.
+import type * as v1 from './generated/application_v1.js';
+import type * as v2 from './generated/application_v2.js';
 
 /** What the Application webhooks are for. */
 export const applicationTarget = {
@@ -73,21 +74,27 @@ export function imageProblem(image: string): string | undefined {
   return undefined;
 }
 
-/** The v2 ↔ v1 converter (v1 is the hub). */
-export const applicationV2Converter: SpokeConverter<UnstructuredObject, UnstructuredObject> = {
-  toHub(obj) {
-    const v2 = obj as unknown as ApplicationV2;
-    return { ...obj, spec: { ...v2.spec, image: formatImage(v2.spec.image) } };
+/** The v2 ↔ v1 converter (v1 is the hub), typed by the generated types of both versions. */
+export const applicationV2Converter: SpokeConverter<v1.Application, v2.Application> = {
+  toHub(app) {
+    return {
+      ...app,
+      apiVersion: 'example.com/v1',
+      spec: { ...app.spec, image: formatImage(app.spec.image) },
+    };
   },
   fromHub(hub) {
-    const v1 = hub as unknown as Application;
-    return { ...hub, spec: { ...v1.spec, image: parseImage(v1.spec.image) } };
+    return {
+      ...hub,
+      apiVersion: 'example.com/v2',
+      spec: { ...hub.spec, image: parseImage(hub.spec.image) },
+    };
   },
 };
 
 /** Register the defaulting, validating and conversion webhooks of Application. */
 export function registerApplicationWebhooks(server: WebhookServer): void {
-  server.registerFor<Application>(applicationTarget, {
+  server.registerFor<v1.Application>(applicationTarget, {
     defaulter: {
       default(app) {
         app.spec.replicas ??= 1;
@@ -105,7 +112,7 @@ export function registerApplicationWebhooks(server: WebhookServer): void {
       },
     },
   });
-  server.registerConversion({
+  server.registerConversion<v1.Application>({
     group: 'example.com',
     kind: 'Application',
     hub: 'v1',

@@ -70,6 +70,11 @@ await runProgram(
         default: 'default',
         description: 'namespace of the Widgets and the Leases',
       },
+      'replica-kubeconfig': {
+        value: 'PATH',
+        description:
+          "kubeconfig the replicas run with, as rbac.yaml's widgets-shard ServiceAccount (required with --kubeconfig: the sharder's own credentials may not write Widget status)",
+      },
       mode: {
         value: 'labels|server',
         default: 'labels',
@@ -89,6 +94,14 @@ await runProgram(
     const mode = flags.mode ?? 'labels';
     if (mode !== 'labels' && mode !== 'server')
       throw new Error(`--mode must be labels or server, got ${mode}`);
+    // The replicas run as themselves, never with the sharder's credentials: on a real
+    // cluster rbac.yaml gives the sharder no write to Widget status, and a replica that
+    // borrowed them would be refused every status update.
+    const replicaKubeconfig = flags['replica-kubeconfig'];
+    if (flags.kubeconfig !== undefined && replicaKubeconfig === undefined)
+      throw new Error(
+        "--replica-kubeconfig is required with --kubeconfig: the replicas run as rbac.yaml's widgets-shard ServiceAccount, not with the sharder's credentials",
+      );
     const cluster = await openCluster({
       kubeconfig: flags.kubeconfig,
       inMemory: startInMemory(mode),
@@ -102,8 +115,8 @@ await runProgram(
     let sharderDone: Promise<unknown> = Promise.resolve();
     let failed: Error | undefined;
     try {
-      // The replicas are processes of their own: they get a kubeconfig file.
-      let kubeconfig = flags.kubeconfig ?? '';
+      // The replicas are processes of their own: they get a kubeconfig file of their own.
+      let kubeconfig = replicaKubeconfig ?? '';
       if (cluster.server !== undefined) {
         kubeconfig = join(tmp, 'kubeconfig');
         await cluster.server.writeKubeconfig(kubeconfig);

@@ -37,7 +37,7 @@ import type { TestCertificates } from './certs.js';
 import { TestApiServerFaults } from './faults.js';
 import type { FaultTarget, WatchSelector } from './faults.js';
 import { OpenWatches } from './open_watches.js';
-import { builtinResources } from './registry/index.js';
+import { bootstrapObjects, builtinResources } from './registry/index.js';
 import {
   fieldPathGetter,
   groupResourceKey,
@@ -50,6 +50,8 @@ import { alwaysAllow, withPrivilegedGroup } from './authorization.js';
 import type { AuthorizationMode, Authorizer } from './authorization.js';
 import { bootstrapPolicy } from './bootstrap_policy.js';
 import { ClusterRoleAggregator } from './clusterrole_aggregation.js';
+import { serviceAccountPlugin } from './admission/service_account.js';
+import { ServiceAccountController } from './service_account_controller.js';
 import { escalationCheckPlugin } from './escalation_check.js';
 import { RBAC_GROUP, RbacAuthorizer } from './rbac.js';
 import type { Binding, PolicySource, Role } from './rbac.js';
@@ -426,10 +428,14 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     this.faults = new TestApiServerFaults(this);
     const rbacMode = options.authorization === 'RBAC';
     const aggregator = rbacMode ? this.#clusterRoleAggregator() : undefined;
+    const serviceAccounts = this.#serviceAccountController();
     this.#storage.onChange((e) => {
       this.#watches.dispatch(e);
       if (aggregator !== undefined && e.grKey === groupResourceKey(RBAC_GROUP, 'clusterroles')) {
         aggregator.schedule();
+      }
+      if (e.grKey === 'namespaces' || (e.grKey === 'serviceaccounts' && e.type === 'DELETED')) {
+        serviceAccounts.schedule();
       }
     });
     this.#storage.onDropTable((grKey) => this.#watches.endAll(grKey));
@@ -514,6 +520,21 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
         body: { metadata: { name: ns } },
       });
     }
+    // kube-apiserver's bootstrap post-start hooks (system PriorityClasses, local APIServices).
+    for (const { group, resource, obj } of bootstrapObjects()) {
+      const type = this.#type({ group, resource });
+      this.#store.writeNow({
+        verb: 'create',
+        type,
+        version: type.versions[0] ?? 'v1',
+        namespace: '',
+        name: '',
+        subresource: '',
+        body: obj,
+        options: { seed: true },
+      });
+    }
+    serviceAccounts.sync();
     if (rbacMode) {
       const policy = bootstrapPolicy();
       for (const role of policy.clusterRoles)
@@ -537,6 +558,26 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
       clusterRole: (name) => this.#storage.get(key('clusterroles'), name)?.obj,
       role: (ns, name) => this.#storage.get(key('roles'), `${ns}/${name}`)?.obj,
     };
+  }
+
+  /** kube-controller-manager's serviceaccounts controller, writing through the store. */
+  #serviceAccountController(): ServiceAccountController {
+    return new ServiceAccountController({
+      namespaces: () => this.#storage.list('namespaces').map((o) => o.obj),
+      exists: (ns, name) => this.#storage.get('serviceaccounts', `${ns}/${name}`) !== undefined,
+      create: (ns, name) => {
+        this.#store.writeNow({
+          verb: 'create',
+          type: this.#type('serviceaccounts'),
+          version: 'v1',
+          namespace: ns,
+          name: '',
+          subresource: '',
+          body: { metadata: { name, namespace: ns } },
+          options: { seed: true },
+        });
+      },
+    });
   }
 
   /** The clusterrole-aggregation controller, writing through the store. */
@@ -620,6 +661,10 @@ class TestApiServerImpl implements TestApiServer, FaultTarget {
     });
     return new AdmissionChain([
       ...first,
+      serviceAccountPlugin({
+        serviceAccountExists: (ns, name) =>
+          this.#storage.get('serviceaccounts', `${ns}/${name}`) !== undefined,
+      }),
       mutatingAdmissionPolicyPlugin(
         policyDeps('mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'),
       ),

@@ -245,6 +245,17 @@ export function bootstrapPolicy(): {
         ],
       ),
     ]),
+    clusterRole('system:service-account-issuer-discovery', [
+      paths(
+        ['get'],
+        [
+          '/.well-known/openid-configuration',
+          '/.well-known/openid-configuration/',
+          '/openid/v1/jwks',
+          '/openid/v1/jwks/',
+        ],
+      ),
+    ]),
     clusterRole('system:public-info-viewer', [
       paths(['get'], ['/healthz', '/livez', '/readyz', '/version', '/version/']),
     ]),
@@ -273,6 +284,9 @@ export function bootstrapPolicy(): {
       'system:unauthenticated',
     ]),
     binding('system:monitoring', 'system:monitoring', ['system:monitoring']),
+    binding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [
+      'system:serviceaccounts',
+    ]),
   ];
   return { clusterRoles, clusterRoleBindings };
 }

@@ -21,4 +21,11 @@ export const BUILTIN_API_PACKAGES: Readonly<Record<string, string>> = {
   'authorization.k8s.io': 'authorization',
   'authentication.k8s.io': 'authentication',
   'admissionregistration.k8s.io': 'admissionregistration',
+  'certificates.k8s.io': 'certificates',
+  'discovery.k8s.io': 'discovery',
+  'flowcontrol.apiserver.k8s.io': 'flowcontrol',
+  'node.k8s.io': 'node',
+  'resource.k8s.io': 'resource',
+  'scheduling.k8s.io': 'scheduling',
+  'storage.k8s.io': 'storage',
 };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { compareGroups } from './registry/apiregistration/priorities.js';
 import type { ResourceRegistry, ResourceType } from './registry/resource_registry.js';
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -14,11 +15,19 @@ const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', '
  */
 export const KUBERNETES_VERSION = 'v1.36.3';
 
-/** `/version`, as kube-apiserver v1.36.3 answers it. */
+/**
+ * `/version`, as kube-apiserver v1.36.3 answers it (`version.Info`, fields in its order):
+ * since compatibility versions (1.31) it also says the version it emulates (by default its
+ * own) and the oldest it stays compatible with (by default the minor before).
+ */
 export function versionInfo(): Record<string, string> {
   return {
     major: '1',
     minor: '36',
+    emulationMajor: '1',
+    emulationMinor: '36',
+    minCompatibilityMajor: '1',
+    minCompatibilityMinor: '35',
     gitVersion: KUBERNETES_VERSION,
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
@@ -46,7 +55,10 @@ function groupDoc(group: string, versions: string[]): Record<string, unknown> {
 /** `/apis`. */
 export function groupList(registry: ResourceRegistry): Record<string, unknown> {
   const groups: Record<string, unknown>[] = [];
-  for (const [g, vs] of registry.groups()) if (g !== '') groups.push(groupDoc(g, vs));
+  // In the aggregator's order: its own group, then by group priority (kube-apiserver 1.36).
+  const served = registry.groups();
+  const names = [...served.keys()].filter((g) => g !== '').sort(compareGroups);
+  for (const g of names) groups.push(groupDoc(g, served.get(g) ?? []));
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
@@ -66,7 +78,7 @@ function resourceEntries(t: ResourceType): Record<string, unknown>[] {
     singularName: t.singular,
     namespaced: t.namespaced,
     kind: t.kind,
-    verbs: t.virtual === true ? ['create'] : VERBS,
+    verbs: t.virtual === true ? ['create'] : (t.verbs ?? VERBS),
   };
   if (t.shortNames.length > 0) main.shortNames = t.shortNames;
   if (t.categories.length > 0) main.categories = t.categories;

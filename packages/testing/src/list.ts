@@ -190,7 +190,10 @@ export function listObjects(
       }
       if (more) {
         continueToken = encodeContinue(rv, last.key);
-        if (!filtered) remaining = all.length - i;
+        // kube-apiserver counts the keys left when the predicate has no label or field
+        // selector; a shardSelector is not part of it, so a shard-only list has the count
+        // too (of every key left, as the store counts them before filtering).
+        if (q.label === undefined && q.field === undefined) remaining = all.length - i;
       }
     }
   }

@@ -17,7 +17,8 @@ import { serveOpenApiV2 } from './openapi_v2.js';
 import { groupResourceKey } from './registry/resource_registry.js';
 import type { ResourceHandlers } from './resource_handlers.js';
 import { TooLargeResourceVersion } from './list.js';
-import { sendJson, sendStatus } from './responses.js';
+import { sendBody, sendJson, sendStatus } from './responses.js';
+import { ISSUER_DISCOVERY_PATHS, openIdConfiguration } from './service_account_tokens.js';
 import type { ResourceRequest, ServerContext } from './server_context.js';
 import { badRequest, failure, methodNotAllowed, pathNotFound, statusError } from './status.js';
 
@@ -140,6 +141,25 @@ export class Router {
       serveOpenApiV2(req, res);
       return;
     }
+    if (method === 'GET' && ISSUER_DISCOVERY_PATHS.includes(path)) {
+      // kube-apiserver's openidmetadata handlers: cacheable for an hour; the key set has
+      // its own media type.
+      const cache = { 'Cache-Control': 'public, max-age=3600' };
+      if (path === '/openid/v1/jwks') {
+        sendBody(
+          res,
+          200,
+          'application/jwk-set+json',
+          JSON.stringify(this.#ctx.serviceAccountTokens.jwks()),
+          cache,
+        );
+      } else {
+        const host = req.socket.localAddress ?? '127.0.0.1';
+        const address = `${host.includes(':') ? `[${host}]` : host}:${req.socket.localPort ?? 0}`;
+        sendJson(res, 200, JSON.stringify(openIdConfiguration(address)), cache);
+      }
+      return;
+    }
     if (method === 'GET') {
       const doc = this.#discovery(path, segments, req);
       if (doc !== undefined) {
@@ -174,7 +194,7 @@ export class Router {
       req.resume();
       sendStatus(
         res,
-        parsed.type.virtual === true
+        parsed.type.virtual === true || parsed.type.verbs !== undefined
           ? // No route serves this method on a create-only resource (go-restful's 405).
             statusError(
               405,
@@ -338,6 +358,19 @@ function gatePath(url: URL | undefined, rawUrl: string): string {
 
 /** The verb of a resource request from its method, path and `watch` parameter. */
 function resolveVerb(method: string, p: ResourcePath, q: URLSearchParams): RequestVerb | undefined {
+  const verb = resolveAnyVerb(method, p, q);
+  // A kind that serves only some verbs (componentstatuses) has no route for the others.
+  return verb !== undefined && p.type.verbs !== undefined && !p.type.verbs.includes(verb)
+    ? undefined
+    : verb;
+}
+
+/** The verb of a resource request, whether or not its kind serves it. */
+function resolveAnyVerb(
+  method: string,
+  p: ResourcePath,
+  q: URLSearchParams,
+): RequestVerb | undefined {
   const isWatch = p.legacyWatch || q.get('watch') === 'true' || q.get('watch') === '1';
   if (p.type.virtual === true) return method === 'POST' ? 'create' : undefined;
   switch (method) {

@@ -175,6 +175,27 @@ export class ServiceAccountTokens {
   }
 
   /**
+   * The public keys tokens are signed with, as a JSON Web Key Set (kube-apiserver's
+   * `/openid/v1/jwks`, `serviceaccount.publicJWKSFromKeys`): one signing key per entry.
+   */
+  jwks(): { keys: Record<string, string>[] } {
+    const jwk = this.#publicKey.export({ format: 'jwk' });
+    return {
+      keys: [
+        {
+          use: 'sig',
+          kty: jwk.kty ?? 'EC',
+          kid: this.#keyId,
+          crv: jwk.crv ?? 'P-256',
+          alg: 'ES256',
+          x: jwk.x ?? '',
+          y: jwk.y ?? '',
+        },
+      ],
+    };
+  }
+
+  /**
    * Issues a token for a ServiceAccount, as the TokenRequest subresource does.
    *
    * @throws `ApiError` 404 when the ServiceAccount (or the bound object) does not exist,
@@ -375,8 +396,28 @@ export function answerTokenRequest(
   return {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
-    metadata: { ...meta, name, namespace, creationTimestamp: now },
+    // kube-apiserver's TokenREST fills the system fields of the answer as of any create.
+    metadata: { ...meta, name, namespace, uid: randomUUID(), creationTimestamp: now },
     spec: issued.spec,
     status: { token: issued.token, expirationTimestamp: issued.expirationTimestamp },
   };
 }
+
+/**
+ * The OpenID Connect discovery document of the service account issuer (kube-apiserver's
+ * `/.well-known/openid-configuration`, `serviceaccount.NewOpenIDMetadata`): the issuer, where
+ * its keys are (`https://<the server's address>/openid/v1/jwks` when no
+ * `--service-account-jwks-uri` is given) and the signing algorithms of its keys.
+ */
+export function openIdConfiguration(serverAddress: string): Record<string, unknown> {
+  return {
+    issuer: TOKEN_ISSUER,
+    jwks_uri: `https://${serverAddress}/openid/v1/jwks`,
+    response_types_supported: ['id_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['ES256'],
+  };
+}
+
+/** The paths of the issuer discovery documents (each also with a trailing slash). */
+export const ISSUER_DISCOVERY_PATHS = ['/.well-known/openid-configuration', '/openid/v1/jwks'];

@@ -10,6 +10,19 @@ import type { Status, StatusCause, StatusReason } from 'kube-controller-kit';
 /** Builds a failure Status. */
 export const failure = failureStatus;
 
+/**
+ * The details as kube-apiserver serializes them: `StatusDetails`' name, group, kind and uid
+ * are `omitempty`, so an empty one (the core group's `''`) is left out.
+ */
+function omitEmpty(details: Status['details']): Status['details'] {
+  if (details === undefined) return undefined;
+  const out = { ...details };
+  for (const k of ['name', 'group', 'kind', 'uid'] as const) {
+    if (out[k] === '') delete out[k];
+  }
+  return out;
+}
+
 /** Throws-able failure carrying its Status (the server renders `err.status`). */
 export function statusError(
   code: number,
@@ -17,7 +30,7 @@ export function statusError(
   message: string,
   details?: Status['details'],
 ): ApiError {
-  return new ApiError(failure(code, reason, message, details));
+  return new ApiError(failure(code, reason, message, omitEmpty(details)));
 }
 
 /** `group/resource` qualified as in messages: `pods`, `leases.coordination.k8s.io`. */

@@ -106,6 +106,9 @@ export function renderObject(
 ): string {
   if (type.readTransform) stored = type.readTransform(stored);
   if (metaOnly) return partialObjectMetadata(stored.obj);
+  if (type.convert !== undefined && version !== type.versions[0]) {
+    return JSON.stringify(type.convert(stored.obj, version));
+  }
   if (version === type.versions[0] || type.group === '') return stored.json;
   return JSON.stringify({ ...stored.obj, apiVersion: `${type.group}/${version}` });
 }

@@ -6,22 +6,34 @@
  * sent. A `apiextensions.k8s.io/v1` ConversionReview carries only the objects not already
  * at the desired version; the answer is checked (uid, `result.status`, count, apiVersion
  * and kind of each object, metadata unchanged but for labels and annotations) and a
- * failure reads `conversion webhook for <group/version, Kind=K> failed: …`, answered 500
- * `Internal error occurred: …`. `strategy: None` keeps relabelling the apiVersion.
+ * failure reads `conversion webhook for <group/version, Kind=K> failed: …`. The converter's
+ * errors are plain Go errors, not API statuses, so kube-apiserver's `ErrorToAPIStatus`
+ * answers them 500 with **no reason** and the error's text as the message (kubectl:
+ * `Error from server: conversion webhook for … failed: …`, not `(InternalError)`).
+ * `strategy: None` keeps relabelling the apiVersion.
  *
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { ApiError, UnstructuredObject } from 'kube-controller-kit';
+import { ApiError } from 'kube-controller-kit';
+import type { UnstructuredObject } from 'kube-controller-kit';
 import type { WebhookClientConfig, WebhookEndpoints } from './admission/webhook_client.js';
 import { WebhookCallError } from './admission/webhook_client.js';
 import type { ResourceType } from './registry/resource_registry.js';
-import { statusError } from './status.js';
 
 /** kube-apiserver's timeout of a conversion call. */
 const CONVERSION_TIMEOUT_SECONDS = 30;
 
 const KNOWN_VERSIONS = ['v1', 'v1beta1'];
+
+/** The Go type `encoding/json` decodes a JSON value to, as `%T` prints it. */
+function goType(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  if (Array.isArray(v)) return '[]interface {}';
+  return v === null ? '<nil>' : 'map[string]interface {}';
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -32,9 +44,18 @@ interface ConversionWebhook {
   reviewVersion: string | undefined;
 }
 
-function internal(message: string): ApiError {
-  return statusError(500, 'InternalError', `Internal error occurred: ${message}`, {
-    causes: [{ message }],
+/**
+ * A converter error as kube-apiserver answers an error that is not an API status
+ * (`apierrors.ErrorToAPIStatus`' default case): 500, reason unknown (absent), the text.
+ */
+function unknownError(message: string): ApiError {
+  return new ApiError({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message,
+    code: 500,
   });
 }
 
@@ -86,12 +107,15 @@ export class WebhookConverter {
 
   /**
    * The objects at `version` (each in its own apiVersion on entry), in order; those
-   * already there are not sent.
+   * already there are not sent. `list` says they are a list's items: kube-apiserver then
+   * converts the list object (named by the list's group/version and list kind) and words
+   * a bad answer per index; a single object's bad answer is worded without one.
    */
   async convert(
     type: ResourceType,
     objects: UnstructuredObject[],
     version: string,
+    list = false,
   ): Promise<UnstructuredObject[]> {
     const webhook = this.#webhook(type);
     const desired = type.group === '' ? version : `${type.group}/${version}`;
@@ -99,16 +123,15 @@ export class WebhookConverter {
     if (webhook === undefined || pending.length === 0) {
       return objects.map((o) => ({ ...o, apiVersion: desired }));
     }
-    const first = pending[0]?.o;
-    const from = `${first?.apiVersion ?? ''}, Kind=${type.kind}`;
+    // The converted object's GroupVersionKind as Go prints it: a list is built at the
+    // request's version, a single object is at its own.
+    const from = list
+      ? `${desired}, Kind=${type.listKind}`
+      : `${pending[0]?.o.apiVersion ?? ''}, Kind=${type.kind}`;
     const failed = (why: string): ApiError =>
-      internal(`conversion webhook for ${from} failed: ${why}`);
-    const invalidAt = (i: number, why: string): ApiError =>
-      internal(
-        `conversion webhook for ${from} returned invalid converted object at index ${i}: ${why}`,
-      );
+      unknownError(`conversion webhook for ${from} failed: ${why}`);
     if (webhook.reviewVersion === undefined) {
-      throw failed('webhook does not accept known ConversionReview versions (v1, v1beta1)');
+      throw unknownError('no supported conversion review versions');
     }
     const uid = randomUUID();
     const reviewApiVersion = `apiextensions.k8s.io/${webhook.reviewVersion}`;
@@ -150,43 +173,94 @@ export class WebhookConverter {
       ? (res.convertedObjects as unknown[])
       : [];
     if (converted.length !== pending.length) {
-      throw internal(
+      throw unknownError(
         `conversion webhook for ${from} returned ${converted.length} objects, expected ${pending.length}`,
       );
     }
+    // kube-apiserver's words for a bad converted object. A list's index is counted after
+    // the object is taken, so its checks name the next index (`at index 1` for the first);
+    // only an object that does not decode names its own.
+    const prefix = `conversion webhook for ${from}`;
+    const bad = (index: number, why: string): ApiError =>
+      unknownError(
+        list
+          ? `${prefix} returned invalid converted object at index ${index + 1}: ${why}`
+          : `${prefix} returned invalid object at index 0: ${why}`,
+      );
+    const mismatch = (index: number, why: string): ApiError =>
+      unknownError(
+        list
+          ? `${prefix} returned invalid converted object at index ${index + 1}: ${why}`
+          : `${prefix} returned invalid object: ${why}`,
+      );
+    const badMetadata = (index: number, why: string): ApiError =>
+      unknownError(
+        list
+          ? `${prefix} returned invalid metadata in object at index ${index + 1}: ${why}`
+          : `${prefix} returned invalid metadata: ${why}`,
+      );
     const out = [...objects];
     pending.forEach(({ o: original, i }, index) => {
       const c = converted[index];
-      if (!isObject(c)) throw invalidAt(index, 'not an object');
-      if (c.apiVersion !== desired) {
-        throw invalidAt(
-          index,
-          `invalid groupVersion (expected ${desired}, received ${typeof c.apiVersion === 'string' ? c.apiVersion : ''})`,
+      if (!isObject(c)) {
+        throw unknownError(
+          list
+            ? `${prefix} returned invalid converted object at index ${index}: Object 'Kind' is missing`
+            : `Object 'Kind' is missing`,
         );
       }
-      if (c.kind !== original.kind) {
-        throw invalidAt(
-          index,
-          `invalid kind (expected ${original.kind ?? ''}, received ${typeof c.kind === 'string' ? c.kind : ''})`,
-        );
+      const gotVersion = typeof c.apiVersion === 'string' ? c.apiVersion : '';
+      if (gotVersion !== desired) {
+        throw bad(index, `invalid groupVersion (expected ${desired}, received ${gotVersion})`);
       }
+      const gotKind = typeof c.kind === 'string' ? c.kind : '';
+      if (gotKind !== original.kind) {
+        throw bad(index, `invalid kind (expected ${original.kind ?? ''}, received ${gotKind})`);
+      }
+      // validateConvertedObject: kind, name, namespace and UID are the original's.
       const meta = isObject(c.metadata) ? c.metadata : {};
-      for (const k of ['name', 'namespace', 'uid'] as const) {
-        const want = original.metadata?.[k];
-        if (want !== undefined && meta[k] !== want) {
-          throw invalidAt(
+      const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+      for (const [k, label] of [
+        ['name', 'name'],
+        ['namespace', 'namespace'],
+        ['uid', 'UID'],
+      ] as const) {
+        const want = str(original.metadata?.[k]);
+        const got = str(meta[k]);
+        if (want !== got) throw mismatch(index, `must have the same ${label}: ${want} != ${got}`);
+      }
+      // restoreObjectMeta: only labels and annotations (maps of strings) may change; the
+      // rest of metadata is the original's.
+      if (!('metadata' in c)) throw badMetadata(index, 'missing metadata in converted object');
+      if (!isObject(c.metadata)) {
+        throw badMetadata(
+          index,
+          `invalid metadata of type ${goType(c.metadata)} in converted object`,
+        );
+      }
+      const metadata = { ...original.metadata };
+      for (const field of ['labels', 'annotations'] as const) {
+        const given = meta[field];
+        if (given === undefined || given === null) {
+          delete metadata[field];
+          continue;
+        }
+        if (!isObject(given)) {
+          throw badMetadata(
             index,
-            `expected metadata.${k}=${JSON.stringify(want)}, got ${JSON.stringify(meta[k] ?? '')}`,
+            `invalid metadata.${field} of type ${goType(given)} in converted object`,
           );
         }
+        for (const [k, v] of Object.entries(given)) {
+          if (typeof v !== 'string') {
+            throw badMetadata(
+              index,
+              `metadata.${field}[${k}] must be a string, but is ${goType(v)} in converted object`,
+            );
+          }
+        }
+        metadata[field] = given as Record<string, string>;
       }
-      // Only labels and annotations may change; the rest of metadata is the original's.
-      const metadata = { ...original.metadata };
-      if (isObject(meta.labels)) metadata.labels = meta.labels as Record<string, string>;
-      else delete metadata.labels;
-      if (isObject(meta.annotations)) {
-        metadata.annotations = meta.annotations as Record<string, string>;
-      } else delete metadata.annotations;
       out[i] = { ...(c as UnstructuredObject), metadata };
     });
     return out;

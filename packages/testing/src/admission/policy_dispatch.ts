@@ -14,8 +14,10 @@ import type { VersionConverter } from './admission_review.js';
 import { admissionRequest } from './admission_review.js';
 import { celErrorText, evaluateCel, fromCel } from './cel.js';
 import type { AdmissionAttributes } from './interfaces.js';
-import type { MatchCondition, RuleWithOperations } from './webhook.js';
-import { matchingVersion, namespaceMatches, objectMatches, selectorMatches } from './webhook.js';
+import type { RuleWithOperations } from './rules.js';
+import { matchingVersion } from './rules.js';
+import type { MatchCondition } from './webhook.js';
+import { namespaceMatches, objectMatches, selectorMatches } from './webhook.js';
 
 /** What a policy plugin reads. */
 export interface PolicyPluginDeps {

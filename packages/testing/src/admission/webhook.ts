@@ -2,9 +2,9 @@
  * Admission webhooks as kube-apiserver reads them from their configurations
  * (`admissionregistration.k8s.io/v1` MutatingWebhookConfiguration and
  * ValidatingWebhookConfiguration) and decides whether one is called for a request
- * (`generic.Webhook.ShouldCallHook`): namespaceSelector, objectSelector, rules
- * (operations, apiGroups, apiVersions, resources with subresources and `*`, scope), the
- * Equivalent match of another version of the same resource, then `matchConditions`.
+ * (`generic.Webhook.ShouldCallHook`): namespaceSelector, objectSelector, rules (the shared
+ * matcher of `./rules.ts`, with the Equivalent match of another version of the same
+ * resource), then `matchConditions`.
  * Requests for the webhook and policy configuration kinds themselves are never sent.
  *
  * @module
@@ -15,22 +15,8 @@ import type { ResourceType } from '../registry/resource_registry.js';
 import { statusError } from '../status.js';
 import { celErrorText, evaluateCel } from './cel.js';
 import type { AdmissionAttributes } from './interfaces.js';
-import { admissionOperation } from './interfaces.js';
+import type { RuleWithOperations } from './rules.js';
 import type { WebhookClientConfig } from './webhook_client.js';
-
-/** One rule of a webhook or policy (`RuleWithOperations`). */
-export interface RuleWithOperations {
-  /** CREATE, UPDATE, DELETE, CONNECT or `*`. */
-  operations?: string[];
-  /** API groups (`''` is core; `*` all). */
-  apiGroups?: string[];
-  /** API versions (`*` all). */
-  apiVersions?: string[];
-  /** Resources: `pods`, `pods/status`, `*` (main resources), `pods/*`, `*` slash `scale`, `*` slash `*`. */
-  resources?: string[];
-  /** `Cluster`, `Namespaced` or `*` (default). */
-  scope?: string;
-}
 
 /** A `matchConditions` entry. */
 export interface MatchCondition {
@@ -124,79 +110,6 @@ const EXEMPT = new Set([
 /** Whether admission webhooks and policies skip a resource (their own configurations). */
 export function isExemptResource(type: ResourceType): boolean {
   return type.group === 'admissionregistration.k8s.io' && EXEMPT.has(type.resource);
-}
-
-function listMatches(list: string[] | undefined, value: string): boolean {
-  return (list ?? []).some((x) => x === '*' || x === value);
-}
-
-function resourceMatches(list: string[] | undefined, resource: string, sub: string): boolean {
-  for (const r of list ?? []) {
-    if (r === '*/*') return true;
-    const [res = '', s] = r.split('/', 2);
-    if (sub === '') {
-      if (s === undefined && (res === '*' || res === resource)) return true;
-    } else if (s !== undefined && (res === '*' || res === resource) && (s === '*' || s === sub)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-/** What a rule is checked against. */
-export interface RuleTarget {
-  /** CREATE, UPDATE, DELETE. */
-  operation: string;
-  /** The resource's group. */
-  group: string;
-  /** The version asked (or an equivalent one). */
-  version: string;
-  /** The plural resource name. */
-  resource: string;
-  /** The subresource ('' for the main resource). */
-  subresource: string;
-  /** Whether the resource is namespaced. */
-  namespaced: boolean;
-}
-
-/** Whether a rule matches (kube-apiserver's `rules.Matcher`). */
-export function ruleMatches(rule: RuleWithOperations, t: RuleTarget): boolean {
-  const scope = rule.scope ?? '*';
-  if (scope === 'Cluster' && t.namespaced) return false;
-  if (scope === 'Namespaced' && !t.namespaced) return false;
-  return (
-    listMatches(rule.operations, t.operation) &&
-    listMatches(rule.apiGroups, t.group) &&
-    listMatches(rule.apiVersions, t.version) &&
-    resourceMatches(rule.resources, t.resource, t.subresource)
-  );
-}
-
-/**
- * The version a set of rules matches a request at: the request's own version, or (with
- * `matchPolicy: Equivalent`) another served version of the same resource; undefined when
- * none matches.
- */
-export function matchingVersion(
-  rules: RuleWithOperations[],
-  attrs: AdmissionAttributes,
-  equivalent: boolean,
-): string | undefined {
-  const base: RuleTarget = {
-    operation: admissionOperation(attrs),
-    group: attrs.type.group,
-    version: attrs.version,
-    resource: attrs.type.resource,
-    subresource: attrs.subresource,
-    namespaced: attrs.type.namespaced,
-  };
-  if (rules.some((r) => ruleMatches(r, base))) return attrs.version;
-  if (!equivalent) return undefined;
-  for (const v of attrs.type.versions) {
-    if (v === attrs.version) continue;
-    if (rules.some((r) => ruleMatches(r, { ...base, version: v }))) return v;
-  }
-  return undefined;
 }
 
 /** Whether a label selector spec matches labels (`{}` matches all). */

@@ -19,12 +19,8 @@ import {
 import type { AdmissionResponse } from './admission_review.js';
 import type { AdmissionAttributes } from './interfaces.js';
 import type { Webhook } from './webhook.js';
-import {
-  matchConditionsHold,
-  matchingVersion,
-  namespaceMatches,
-  objectMatches,
-} from './webhook.js';
+import { matchingVersion } from './rules.js';
+import { matchConditionsHold, namespaceMatches, objectMatches } from './webhook.js';
 import { WebhookCallError } from './webhook_client.js';
 import type { WebhookEndpoints } from './webhook_client.js';
 

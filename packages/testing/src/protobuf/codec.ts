@@ -51,6 +51,10 @@ const SPECIAL = {
 const INLINE = new Set([
   '.k8s.io.api.core.v1.Probe.handler',
   '.k8s.io.api.core.v1.Volume.volumeSource',
+  '.k8s.io.api.core.v1.PersistentVolumeSpec.persistentVolumeSource',
+  '.k8s.io.api.resource.v1.DeviceClaimConfiguration.deviceConfiguration',
+  '.k8s.io.api.resource.v1.DeviceAllocationConfiguration.deviceConfiguration',
+  '.k8s.io.api.resource.v1.DeviceClassConfiguration.deviceConfiguration',
   '.k8s.io.api.core.v1.EphemeralContainer.ephemeralContainerCommon',
 ]);
 

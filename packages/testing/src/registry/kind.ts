@@ -69,5 +69,7 @@ export function resourceTypeOf(def: KindDefinition): ResourceType {
   if (def.mergeType !== undefined) type.mergeType = def.mergeType;
   if (def.scale !== undefined) type.scale = { ...def.scale };
   if (def.virtual === true) type.virtual = true;
+  if (def.convert !== undefined) type.convert = def.convert;
+  if (def.verbs !== undefined) type.verbs = [...def.verbs];
   return type;
 }

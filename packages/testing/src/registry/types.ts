@@ -75,6 +75,14 @@ export interface ResourceType {
   mergeType?: BuiltinType;
   /** For custom resources, the name of the defining CRD. */
   crdName?: string;
+  /**
+   * A built-in kind served at several versions whose objects differ between them
+   * (HorizontalPodAutoscaler autoscaling/v2 and v1): an object at another version, as
+   * kube-apiserver's conversion functions make it. Objects are stored at `versions[0]`.
+   */
+  convert?: BuiltinConverter;
+  /** The verbs served when not all of them are (discovery lists these; others are 405). */
+  verbs?: readonly string[];
   /** Applied to stored objects before they are sent (custom resources' read-time defaults). */
   readTransform?: (stored: StoredObject) => StoredObject;
   /** The `scale` subresource (autoscaling/v1 Scale), when served. */
@@ -233,6 +241,11 @@ export interface ResourceStrategy {
    * Terminating and emptied by the namespace controller). Undefined: the generic delete.
    */
   delete?(existing: StoredObject, opts: DeleteOpts, ctx: StrategyContext): StoredObject;
+  /**
+   * A kind whose REST overrides Create (Binding: assigns a pod to a node, stores nothing):
+   * called instead of storing the admitted object; what it returns is the answer.
+   */
+  create?(obj: UnstructuredObject, ctx: StrategyContext, dryRun: boolean): StoredObject;
   /** AfterCreate / AfterUpdate: run once the object is stored (not on a dry run). */
   afterWrite?(stored: StoredObject, ctx: StrategyContext): void;
   /**
@@ -286,4 +299,22 @@ export interface KindDefinition {
   readonly mergeType?: BuiltinType;
   /** What differs from the generic strategy (./generic.ts). */
   readonly strategy?: Partial<ResourceStrategy>;
+  /** Conversion between its versions when they differ (default: only apiVersion changes). */
+  readonly convert?: BuiltinConverter;
+  /**
+   * The verbs served when not all of them are (componentstatuses: get and list); other
+   * methods get go-restful's 405, and discovery lists only these.
+   */
+  readonly verbs?: readonly string[];
+  /**
+   * The objects kube-apiserver creates at start (its bootstrap post-start hooks: the system
+   * PriorityClasses, the local APIServices), at `versions[0]`; cluster-scoped kinds only.
+   */
+  readonly bootstrap?: (kinds: readonly KindDefinition[]) => UnstructuredObject[];
 }
+
+/**
+ * Converts an object of a built-in kind to `version` (its apiVersion set to it); the object
+ * may be at any served version. Pure: returns a new object, never changes its input.
+ */
+export type BuiltinConverter = (obj: UnstructuredObject, version: string) => UnstructuredObject;
