@@ -50,8 +50,13 @@ export class OwnerIndex {
   }
 
   #apply(e: ChangeEvent): void {
-    const id = `${e.grKey}${sep}${e.object.key}`;
     const prev = e.prev?.obj.metadata;
+    const metaNow = e.type === 'DELETED' ? undefined : e.object.obj.metadata;
+    // The dependents' key is built only when some owner reference needs it.
+    const id =
+      prev?.ownerReferences !== undefined || metaNow?.ownerReferences !== undefined
+        ? `${e.grKey}${sep}${e.object.key}`
+        : '';
     if (prev !== undefined) {
       if (prev.uid !== undefined) this.#byUid.delete(prev.uid);
       for (const ref of owners(prev.ownerReferences)) {

@@ -75,15 +75,22 @@ export class AdmissionChain {
   ): MaybePromise<UnstructuredObject | undefined> {
     const context = new ReinvocationContext();
     attrs.reinvocation = context;
-    const again = (
-      out: UnstructuredObject | undefined,
-    ): MaybePromise<UnstructuredObject | undefined> => {
-      if (!context.shouldReinvoke) return out;
-      context.isReinvoke = true;
-      return this.#mutateFrom(0, attrs, out);
-    };
     const first = this.#mutateFrom(0, attrs, obj);
-    return isPromise(first) ? first.then(again) : again(first);
+    // No closure for the common write, whose mutations all answer at once.
+    return isPromise(first)
+      ? first.then((out) => this.#again(context, attrs, out))
+      : this.#again(context, attrs, first);
+  }
+
+  /** The second pass of the mutations, when a plugin asked for it (the reinvoker). */
+  #again(
+    context: ReinvocationContext,
+    attrs: AdmissionAttributes,
+    out: UnstructuredObject | undefined,
+  ): MaybePromise<UnstructuredObject | undefined> {
+    if (!context.shouldReinvoke) return out;
+    context.isReinvoke = true;
+    return this.#mutateFrom(0, attrs, out);
   }
 
   #mutateFrom(
