@@ -580,7 +580,7 @@ function registerWebhooks(server: WebhookServer): void {
       validateDelete() {},
     },
   });
-  server.registerConversion({
+  server.registerConversion<UnstructuredObject>({
     group: 'apps.example.com',
     kind: 'Application',
     hub: 'v1',
