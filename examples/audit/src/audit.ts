@@ -63,6 +63,13 @@ export interface AuditOptions {
   metadataOnly?: boolean;
   /** Record violations as Events (default true). */
   recordEvents?: boolean;
+  /**
+   * Namespaces whose objects are not audited: the control plane's own (default
+   * `kube-system`, `kube-public`, `kube-node-lease`). The objects Kubernetes itself puts in
+   * every namespace (the `default` ServiceAccount, the `kube-root-ca.crt` ConfigMap) are
+   * never audited either: no one can label them for good.
+   */
+  exemptNamespaces?: readonly string[];
 }
 
 /** Counts of the audit so far. */
@@ -84,6 +91,12 @@ const WORKLOADS = new Map<string, readonly string[]>([
   ['daemonsets.apps', ['spec', 'template', 'spec']],
   ['jobs.batch', ['spec', 'template', 'spec']],
   ['cronjobs.batch', ['spec', 'jobTemplate', 'spec', 'template', 'spec']],
+]);
+
+/** What the control plane creates in every namespace, `resource/name`. */
+const PER_NAMESPACE_SYSTEM_OBJECTS = new Set([
+  'serviceaccounts/default',
+  'configmaps/kube-root-ca.crt',
 ]);
 
 /** Events would audit the audit's own output; leases churn every few seconds. */
@@ -177,6 +190,7 @@ export class Audit {
   readonly #options: AuditOptions;
   readonly #logger: Logger;
   readonly #requiredLabels: readonly string[];
+  readonly #exemptNamespaces: ReadonlySet<string>;
   /** Violations by `gvr key` (only objects in violation are kept). */
   readonly #violations = new Map<string, { rule: Rule; message: string }[]>();
   /** Object count per gvr. */
@@ -190,6 +204,9 @@ export class Audit {
     this.#options = options;
     this.#logger = options.logger ?? defaultLogger;
     this.#requiredLabels = options.requiredLabels ?? ['app.kubernetes.io/name'];
+    this.#exemptNamespaces = new Set(
+      options.exemptNamespaces ?? ['kube-system', 'kube-public', 'kube-node-lease'],
+    );
   }
 
   /** True once every informer started at the beginning has synced. */
@@ -251,7 +268,11 @@ export class Audit {
       const seen = (obj: DeepReadonly<KubeObject>, isNew: boolean) => {
         if (isNew) this.#counts.set(gvr, (this.#counts.get(gvr) ?? 0) + 1);
         const id = `${gvr} ${keyOf(obj)}`;
-        const found = check(obj, this.#requiredLabels, podSpecPath, full);
+        const exempt =
+          this.#exemptNamespaces.has(obj.metadata?.namespace ?? '') ||
+          (resource.group === '' &&
+            PER_NAMESPACE_SYSTEM_OBJECTS.has(`${resource.resource}/${obj.metadata?.name ?? ''}`));
+        const found = exempt ? [] : check(obj, this.#requiredLabels, podSpecPath, full);
         const before = new Set((this.#violations.get(id) ?? []).map((v) => v.rule));
         if (found.length === 0) this.#violations.delete(id);
         else this.#violations.set(id, found);
