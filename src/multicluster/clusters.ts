@@ -17,7 +17,6 @@
  *
  * @module
  */
-import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import type { ClusterHandle } from './cluster.js';
@@ -113,7 +112,7 @@ export class Clusters<C extends RunnableCluster = RunnableCluster> {
       }
       const stop = new AbortController();
       const running = cluster.start(stop.signal).catch((err: unknown) => {
-        this.#logger.error(`${this.#description}: cluster ${name} failed: ${errorMessage(err)}`, {
+        this.#logger.error(`${this.#description}: cluster ${name} failed`, {
           cluster: name,
           error: err,
         });
@@ -123,10 +122,10 @@ export class Clusters<C extends RunnableCluster = RunnableCluster> {
       try {
         await aware.engage(stop.signal, name, cluster);
       } catch (err) {
-        this.#logger.error(
-          `${this.#description}: engaging cluster ${name} failed; it is removed: ${errorMessage(err)}`,
-          { cluster: name, error: err },
-        );
+        this.#logger.error(`${this.#description}: engaging cluster ${name} failed; it is removed`, {
+          cluster: name,
+          error: err,
+        });
         await this.#stop(name, held);
         return false;
       }

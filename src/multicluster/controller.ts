@@ -370,7 +370,7 @@ export class MultiClusterController implements ClusterAware {
           for (const request of map(obj, name)) this.#enqueueRequest(request);
         } catch (err) {
           this.#logger.warn(
-            `multicluster controller ${this.name}: ${what}() could not map a ${event} event of cluster ${JSON.stringify(name)} to requests (${errorMessage(err)}); event ignored`,
+            `multicluster controller ${this.name}: ${what}() could not map a ${event} event of cluster ${JSON.stringify(name)} to requests; event ignored`,
             { cluster: name, error: err },
           );
         }

@@ -24,7 +24,6 @@
  */
 import type { Controller } from '../controller/controller.js';
 import type { AddRunnableOptions, Manager, Runnable } from '../manager/manager.js';
-import { errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { defaultLogger } from '../util/logger.js';
 import type { ClusterHandle } from './cluster.js';
@@ -153,7 +152,7 @@ export class MultiClusterManager implements ClusterAware {
       await aware.engage(signal, name, cluster);
     } catch (err) {
       this.#logger.error(
-        `multicluster manager: engaging cluster ${name} on a runnable added later failed: ${errorMessage(err)}`,
+        `multicluster manager: engaging cluster ${name} on a runnable added later failed`,
         { cluster: name, error: err },
       );
     }

@@ -165,7 +165,7 @@ export class KubeconfigSecretProvider implements ClusterProvider {
   #enqueue(key: string, fn: () => Promise<void>): void {
     const previous = this.#work.get(key) ?? Promise.resolve();
     const next = previous.then(fn).catch((err: unknown) => {
-      this.#logger.error(`kubeconfig Secret ${key}: ${errorMessage(err)}`, { error: err });
+      this.#logger.error(`kubeconfig Secret ${key} failed`, { error: err });
     });
     this.#work.set(key, next);
     void next.then(() => {

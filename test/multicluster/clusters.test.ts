@@ -66,7 +66,7 @@ describe('Clusters', () => {
     assert.deepEqual(log, ['start bad', 'stopped bad']);
     assert.match(
       logger.lines.join('\n'),
-      /error test: engaging cluster bad failed; it is removed: refusing bad/,
+      /error test: engaging cluster bad failed; it is removed error=refusing bad/,
     );
   });
 

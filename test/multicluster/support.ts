@@ -58,8 +58,13 @@ export function recordingLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
   const rec =
     (level: string) =>
-    (message: string): void =>
-      void lines.push(`${level} ${message}`);
+    (message: string, fields?: Record<string, unknown>): void => {
+      // The error of a line is its `error` field (said once, not in the message).
+      const error = fields?.['error'];
+      lines.push(
+        `${level} ${message}${error === undefined ? '' : ` error=${error instanceof Error ? error.message : JSON.stringify(error)}`}`,
+      );
+    };
   return {
     lines,
     logger: { debug: rec('debug'), info: rec('info'), warn: rec('warn'), error: rec('error') },
