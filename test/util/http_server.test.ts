@@ -625,8 +625,10 @@ describe('answers before any handler, and shutdown (found by test/fuzz/servers.f
       );
       assert.equal(status, 405);
       await serverSide; // the server's side closes though the client never ended its own
+      // The client's own cleanup: Node 24's session.close() waits on the cancelled stream
+      // longer than Node 20's, so end the session outright (what is checked is the server).
       stream.close(http2Constants.NGHTTP2_CANCEL);
-      await closeSession(session);
+      session.destroy();
     } finally {
       await s.stop();
     }
